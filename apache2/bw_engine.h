@@ -1,0 +1,287 @@
+/*
+ * The Bulwark engine's public face, used by the httpd glue, the CLI and the
+ * unit tests. It knows nothing of httpd: requests come in as plain structs,
+ * decisions go out as a bw_intervention_t, log lines go out through
+ * callbacks.
+ *
+ * Life cycle:
+ *   configuration  bw_config_create() per context (server, <VirtualHost>,
+ *                  <Location>…), bw_config_directive() per directive (or
+ *                  bw_config_load_file() in the CLI, which follows Include);
+ *   program        bw_program_build(parent program, context) merges a context
+ *                  over its parent once; the result is immutable and shared
+ *                  by every transaction that uses it;
+ *   transaction    bw_tx_create() per request, request data set, phases run
+ *                  in order with bw_tx_run_phase().
+ */
+#ifndef BW_ENGINE_H
+#define BW_ENGINE_H
+
+#include "bw_types.h"
+
+#define BW_PHASES 5
+enum {
+    BW_PHASE_REQUEST_HEADERS = 1,
+    BW_PHASE_REQUEST_BODY = 2,
+    BW_PHASE_RESPONSE_HEADERS = 3,
+    BW_PHASE_RESPONSE_BODY = 4,
+    BW_PHASE_LOGGING = 5
+};
+
+typedef enum {
+    BW_ENGINE_UNSET = -1,
+    BW_ENGINE_OFF = 0,
+    BW_ENGINE_ON = 1,
+    BW_ENGINE_DETECTION_ONLY = 2
+} bw_engine_mode_t;
+
+typedef struct bw_config_s bw_config_t;
+typedef struct bw_program_s bw_program_t;
+typedef struct bw_tx_s bw_tx_t;
+typedef struct bw_rule_s bw_rule_t;
+
+/* ---- settings ---------------------------------------------------------- */
+
+/* Every Sec* setting of one context. Unset values are -1 / NULL and are
+ * inherited from the parent context when programs are built. */
+typedef struct bw_settings_s {
+    int rule_engine;                 /* bw_engine_mode_t */
+    int reqbody_access;
+    int resbody_access;
+    apr_int64_t reqbody_limit;
+    apr_int64_t reqbody_nofiles_limit;
+    apr_int64_t reqbody_inmemory_limit;
+    int reqbody_limit_action;        /* 0 Reject, 1 ProcessPartial */
+    apr_int64_t resbody_limit;
+    int resbody_limit_action;
+    int json_depth_limit;
+    int args_limit;
+    apr_int64_t pcre_match_limit;
+    apr_int64_t pcre_recursion_limit;
+    int arg_separator;               /* a byte, or -1 */
+    int cookie_format;               /* 0 or 1 */
+    const char *unicode_map_file;
+    int unicode_codepage;
+    const int *unicode_map;          /* loaded table */
+    const char *tmp_dir;
+    const char *data_dir;
+    const char *upload_dir;
+    int upload_keep_files;           /* 0 Off, 1 On, 2 RelevantOnly */
+    int upload_file_mode;
+    int upload_file_limit;
+    int tmp_save_uploaded_files;
+    apr_array_header_t *resbody_mime_types;  /* of const char*, lowercase */
+    int audit_engine;                /* 0 Off, 1 On, 2 RelevantOnly */
+    const char *audit_log;
+    const char *audit_log2;
+    const char *audit_parts;
+    int audit_type;                  /* 0 Serial, 1 Concurrent */
+    int audit_format;                /* 0 Native, 1 JSON */
+    const char *audit_storage_dir;
+    int audit_dir_mode;
+    int audit_file_mode;
+    const char *audit_relevant_status;
+    void *audit_relevant_status_re;  /* pcre2_code* */
+    const char *debug_log;
+    int debug_log_level;
+    apr_int64_t collection_timeout;
+    const char *geo_db;
+    int status_engine;
+    const char *server_signature;
+    apr_array_header_t *component_signatures;
+    int disable_backend_compression;
+    int rule_inheritance;
+    int stream_inbody_inspection;
+    int hash_engine;
+    int xml_external_entity;
+    const char *httpbl_key;
+    const char *sensor_id;
+    const char *web_app_id;
+    int interceptor_on_error;
+    int conn_read_state_limit;
+    int conn_write_state_limit;
+} bw_settings_t;
+
+/* ---- configuration ----------------------------------------------------- */
+
+/* A context's configuration: its own settings and its own rule items in
+ * definition order. */
+bw_config_t *bw_config_create(apr_pool_t *pool);
+
+/* Apply one directive. name is e.g. "SecRule"; args is the raw text after
+ * the name (quotes and escapes as written; line continuations already
+ * joined). Returns NULL, or a reason (the caller adds file:line). */
+const char *bw_config_directive(bw_config_t *cfg, const char *name,
+                                const char *args, const char *file, int line);
+
+/* Is this one of ours (a Sec* directive the engine implements)? */
+int bw_config_is_directive(const char *name);
+
+/* The names of every directive, NULL-terminated (for httpd's command table). */
+extern const char *const bw_config_directive_names[];
+
+/* Read a rule file the way httpd would (comments, '\' continuations), apply
+ * each directive, follow Include / IncludeOptional (globs, relative to the
+ * including file's directory). Returns NULL or "file:line: reason". */
+const char *bw_config_load_file(bw_config_t *cfg, const char *path);
+
+/* Built-program cache of a context, for the glue: an array of two pointers
+ * per entry (parent program, program), guarded by bw_config_lock(). */
+apr_array_header_t *bw_config_cache(bw_config_t *cfg);
+void bw_config_lock(bw_config_t *cfg);
+void bw_config_unlock(bw_config_t *cfg);
+
+/* Settings before merging: start-up warnings the caller should print. */
+const apr_array_header_t *bw_config_warnings(const bw_config_t *cfg);
+
+/* ---- programs ---------------------------------------------------------- */
+
+/* Build the effective program of cfg over parent (NULL for the top). Errors
+ * ("file:line: reason") go to *err and NULL is returned. The program lives in
+ * pool and is immutable afterwards. */
+bw_program_t *bw_program_build(apr_pool_t *pool, const bw_program_t *parent,
+                               const bw_config_t *cfg, char **err);
+
+const bw_settings_t *bw_program_settings(const bw_program_t *prog);
+
+/* Summary for `bulwark check`. */
+typedef struct bw_program_stats_s {
+    int rules_per_phase[BW_PHASES + 1];
+    int chained_rules;
+    int markers;
+    int total_rules;
+    apr_hash_t *operators;   /* name -> int* count */
+    apr_hash_t *actions;     /* name -> int* count */
+    apr_hash_t *tfns;        /* name -> int* count */
+    apr_hash_t *variables;   /* name -> int* count */
+} bw_program_stats_t;
+void bw_program_stats(const bw_program_t *prog, apr_pool_t *pool, bw_program_stats_t *st);
+
+/* ---- transactions ------------------------------------------------------ */
+
+/* What the caller knows about the request before the body. */
+typedef struct bw_request_s {
+    bw_str_t request_line;
+    bw_str_t method;
+    bw_str_t uri;             /* request-target as sent */
+    bw_str_t protocol;        /* "HTTP/1.1" */
+    apr_array_header_t *headers;   /* of bw_kv_t, in order */
+    bw_str_t remote_addr;
+    int remote_port;
+    bw_str_t server_addr;
+    int server_port;
+    bw_str_t server_name;     /* Host / ServerName, for [hostname] */
+    bw_str_t unique_id;
+    bw_str_t remote_user;
+    bw_str_t auth_type;
+    bw_str_t request_filename; /* httpd's r->filename when known, else empty */
+    apr_time_t start;
+} bw_request_t;
+
+typedef struct bw_response_s {
+    int status;
+    bw_str_t protocol;
+    bw_str_t status_line;
+    apr_array_header_t *headers;   /* of bw_kv_t */
+} bw_response_t;
+
+/* A disruptive decision. */
+typedef enum {
+    BW_DISP_NONE = 0,     /* go on */
+    BW_DISP_DENY,         /* answer with status */
+    BW_DISP_DROP,         /* close the connection */
+    BW_DISP_REDIRECT,     /* status + url */
+    BW_DISP_ALLOW         /* informational: allow decided, go on */
+} bw_disposition_t;
+
+typedef struct bw_intervention_s {
+    bw_disposition_t disposition;
+    int status;
+    const char *url;
+    const bw_rule_t *rule;
+    int phase;
+} bw_intervention_t;
+
+/* One logged rule match, handed to the logger callback. */
+typedef struct bw_alert_s {
+    const bw_rule_t *rule;
+    int phase;
+    const char *prefix;       /* "Warning." or "Access denied with code 403 (phase 2)." */
+    const char *op_msg;       /* operator's message */
+    const char *file;
+    int line;
+    const char *id;           /* may be NULL */
+    const char *rev, *ver, *msg, *data;
+    int severity;             /* -1 none */
+    int maturity, accuracy;   /* -1 none */
+    const apr_array_header_t *tags;  /* of const char* */
+    int is_disruptive;        /* interception happened */
+    int noauditlog;
+} bw_alert_t;
+
+typedef struct bw_callbacks_s {
+    void *baton;
+    /* A rule match that logs. */
+    void (*alert)(void *baton, bw_tx_t *tx, const bw_alert_t *alert);
+    /* An engine error or warning tied to the transaction (PCRE limit hit,
+     * a run-time operator error…). level: 0 error, 1 warning, 2 notice. */
+    void (*message)(void *baton, bw_tx_t *tx, int level, const char *text);
+} bw_callbacks_t;
+
+bw_tx_t *bw_tx_create(apr_pool_t *pool, const bw_program_t *prog,
+                      const bw_request_t *req, const bw_callbacks_t *cb);
+
+/* Switch to another program (a <Location> merged after phase 1). */
+void bw_tx_set_program(bw_tx_t *tx, const bw_program_t *prog);
+
+/* Environment variables visible as ENV (and written by setenv). The caller's
+ * table: httpd passes r->subprocess_env. */
+void bw_tx_set_env(bw_tx_t *tx, apr_table_t *env);
+
+/* Request body, in chunks, then end. Returns 0, or -1 when a limit was hit
+ * (the transaction then carries the limit decision; see bw_tx_body_limit). */
+int bw_tx_request_body_append(bw_tx_t *tx, const char *data, apr_size_t len);
+void bw_tx_request_body_end(bw_tx_t *tx);
+/* The status to answer with when the request body exceeded a limit and the
+ * action is Reject, or 0. */
+int bw_tx_request_body_rejected(const bw_tx_t *tx);
+
+void bw_tx_set_response(bw_tx_t *tx, const bw_response_t *res);
+int bw_tx_response_body_append(bw_tx_t *tx, const char *data, apr_size_t len);
+/* Should the response body be buffered and inspected (phase 4)? */
+int bw_tx_wants_response_body(bw_tx_t *tx, const char *content_type);
+
+/* Run one phase. Returns 1 and fills *iv when the transaction must be
+ * disrupted, else 0. Phases already run, or skipped by allow, return 0. */
+int bw_tx_run_phase(bw_tx_t *tx, int phase, bw_intervention_t *iv);
+
+/* Effective rule engine mode for this transaction (after ctl:ruleEngine). */
+int bw_tx_engine_mode(const bw_tx_t *tx);
+int bw_tx_request_body_access(const bw_tx_t *tx);
+
+/* Results, for `bulwark eval` and the audit log. */
+typedef struct bw_match_record_s {
+    const bw_rule_t *rule;
+    const char *id, *msg, *data;
+    int severity;
+    const apr_array_header_t *tags;
+    int phase;
+    const char *op_msg;
+} bw_match_record_t;
+const apr_array_header_t *bw_tx_matches(const bw_tx_t *tx);   /* of bw_match_record_t */
+/* TX collection entries (name, value) for the report. */
+void bw_tx_collection_dump(const bw_tx_t *tx, const char *collection, apr_array_header_t *out);
+
+/* Rule accessors for the glue. */
+const char *bw_rule_file(const bw_rule_t *r);
+int bw_rule_line(const bw_rule_t *r);
+long bw_rule_id(const bw_rule_t *r);
+
+/* Format an alert as ModSecurity's error-log text (without the httpd prefix):
+ *   ModSecurity: Warning. <op msg> [file "…"] [line "…"] [id "…"] … [uri "…"] [unique_id "…"] */
+const char *bw_alert_format(apr_pool_t *p, const bw_tx_t *tx, const bw_alert_t *a);
+
+/* Severity number to the name ModSecurity logs ("CRITICAL"…). */
+const char *bw_severity_name(int severity);
+
+#endif /* BW_ENGINE_H */

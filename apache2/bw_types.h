@@ -1,0 +1,62 @@
+/*
+ * Types every part of the Bulwark engine shares: strings that carry their
+ * length (NUL bytes are attacker input, never a terminator), name/value pairs
+ * and the handful of helpers that go with them. No httpd headers here or in
+ * anything that includes this file; the engine depends on APR only.
+ */
+#ifndef BW_TYPES_H
+#define BW_TYPES_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <apr_pools.h>
+#include <apr_tables.h>
+#include <apr_hash.h>
+#include <apr_strings.h>
+
+/* A byte string with its length. data need not be NUL-terminated and may
+ * contain NUL bytes; code that needs a C string makes one with bw_str_pdup. */
+typedef struct {
+    const char *data;
+    size_t len;
+} bw_str_t;
+
+#define BW_STR_LIT(s) { (s), sizeof(s) - 1 }
+
+/* A name/value pair: one entry of a collection (ARGS, REQUEST_HEADERS, TX…). */
+typedef struct {
+    bw_str_t name;
+    bw_str_t value;
+} bw_kv_t;
+
+static inline bw_str_t bw_str_make(const char *cstr)
+{
+    bw_str_t s;
+    s.data = cstr ? cstr : "";
+    s.len = cstr ? strlen(cstr) : 0;
+    return s;
+}
+
+static inline bw_str_t bw_str_n(const char *data, size_t len)
+{
+    bw_str_t s;
+    s.data = data;
+    s.len = len;
+    return s;
+}
+
+/* NUL-terminated copy of s in pool p (embedded NULs are kept). */
+char *bw_str_pdup(apr_pool_t *p, bw_str_t s);
+
+/* Equality, exact and ASCII case-insensitive. */
+int bw_str_eq(bw_str_t a, bw_str_t b);
+int bw_str_eq_ci(bw_str_t a, bw_str_t b);
+int bw_str_eq_cstr_ci(bw_str_t a, const char *b);
+
+/* ASCII lower-case copy in pool p. */
+bw_str_t bw_str_lower(apr_pool_t *p, bw_str_t s);
+
+/* Locate needle in haystack (binary safe); NULL when absent. */
+const char *bw_memmem(const char *hay, size_t hlen, const char *needle, size_t nlen);
+
+#endif /* BW_TYPES_H */

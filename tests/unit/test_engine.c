@@ -1,0 +1,417 @@
+/*
+ * Engine tests without Apache: the rule-language parser (words, quoting,
+ * continuations, action lists, targets, errors with file:line), programs
+ * (defaults, removals, updates, inheritance) and transactions (variables,
+ * chains, setvar/anomaly scoring, skipAfter, ctl, DetectionOnly).
+ */
+#include <check.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <stdlib.h>
+#include <apr_general.h>
+#include <apr_file_io.h>
+#include "bw_internal.h"
+
+static apr_pool_t *pool;
+
+static void setup(void)
+{
+    apr_pool_create(&pool, NULL);
+}
+
+static void teardown(void)
+{
+    apr_pool_destroy(pool);
+}
+
+/* Write text to a temp rule file and return its path. */
+static const char *rule_file(const char *text)
+{
+    char *path = apr_pstrdup(pool, "/tmp/bw_test_rules_XXXXXX");
+    apr_file_t *f;
+    apr_size_t n = strlen(text);
+    ck_assert_int_eq(apr_file_mktemp(&f, path, APR_CREATE | APR_READ | APR_WRITE | APR_EXCL, pool), APR_SUCCESS);
+    apr_file_write_full(f, text, n, NULL);
+    apr_file_close(f);
+    return path;
+}
+
+static bw_program_t *load(const char *text, const char **err_out)
+{
+    bw_config_t *cfg = bw_config_create(pool);
+    const char *path = rule_file(text);
+    const char *err = bw_config_load_file(cfg, path);
+    char *berr = NULL;
+    bw_program_t *prog;
+    unlink(path);
+    if (err_out)
+        *err_out = err;
+    if (err)
+        return NULL;
+    prog = bw_program_build(pool, NULL, cfg, &berr);
+    if (err_out)
+        *err_out = berr;
+    return prog;
+}
+
+static const char *load_error(const char *text)
+{
+    const char *err = NULL;
+    bw_program_t *p = load(text, &err);
+    ck_assert_msg(p == NULL, "expected an error for:\n%s", text);
+    ck_assert_ptr_nonnull(err);
+    return err;
+}
+
+typedef struct {
+    int alerts;
+    char last[4096];
+} sink_t;
+
+static void on_alert(void *baton, bw_tx_t *tx, const bw_alert_t *a)
+{
+    sink_t *s = baton;
+    s->alerts++;
+    snprintf(s->last, sizeof s->last, "%s", bw_alert_format(pool, tx, a));
+}
+
+static sink_t sink;
+static bw_callbacks_t cbs = { &sink, on_alert, NULL };
+
+static bw_tx_t *request(bw_program_t *prog, const char *method, const char *uri, const char *hdrs)
+{
+    bw_request_t req;
+    memset(&req, 0, sizeof(req));
+    memset(&sink, 0, sizeof(sink));
+    req.method = bw_str_make(method);
+    req.uri = bw_str_make(uri);
+    req.protocol = bw_str_make("HTTP/1.1");
+    req.request_line = bw_str_make(apr_pstrcat(pool, method, " ", uri, " HTTP/1.1", NULL));
+    req.headers = apr_array_make(pool, 4, sizeof(bw_kv_t));
+    req.remote_addr = bw_str_make("10.1.2.3");
+    req.server_name = bw_str_make("example.org");
+    req.unique_id = bw_str_make("uid-1");
+    while (hdrs && *hdrs) {
+        const char *colon = strchr(hdrs, ':'), *nl = strchr(hdrs, '\n');
+        bw_kv_t *kv = apr_array_push(req.headers);
+        if (!nl)
+            nl = hdrs + strlen(hdrs);
+        kv->name = bw_str_n(hdrs, (size_t)(colon - hdrs));
+        kv->value = bw_str_n(colon + 2, (size_t)(nl - colon - 2));
+        hdrs = *nl ? nl + 1 : nl;
+    }
+    return bw_tx_create(pool, prog, &req, &cbs);
+}
+
+static const char *txvar(bw_tx_t *tx, const char *name)
+{
+    const bw_kv_t *kv = bw_coll_get(tx->tx_coll, bw_str_make(name));
+    return kv ? bw_str_pdup(pool, kv->value) : NULL;
+}
+
+/* ---- words ---------------------------------------------------------------- */
+
+START_TEST(test_getword_quotes)
+{
+    const char *line = "ARGS \"@rx a\\\"b\\\\c\" 'x y' plain\\\\z";
+    char *w;
+    ck_assert_ptr_null(bw_conf_getword(pool, &line, &w));
+    ck_assert_str_eq(w, "ARGS");
+    ck_assert_ptr_null(bw_conf_getword(pool, &line, &w));
+    ck_assert_str_eq(w, "@rx a\"b\\c");
+    ck_assert_ptr_null(bw_conf_getword(pool, &line, &w));
+    ck_assert_str_eq(w, "x y");
+    ck_assert_ptr_null(bw_conf_getword(pool, &line, &w));
+    ck_assert_str_eq(w, "plain\\z");
+    ck_assert_ptr_null(bw_conf_getword(pool, &line, &w));
+    ck_assert_str_eq(w, "");
+}
+END_TEST
+
+START_TEST(test_getword_unbalanced)
+{
+    const char *line = "\"@rx abc";
+    char *w;
+    ck_assert_ptr_nonnull(bw_conf_getword(pool, &line, &w));
+}
+END_TEST
+
+/* ---- parse errors name file, line and reason ---------------------------------- */
+
+START_TEST(test_errors)
+{
+    const char *e;
+    e = load_error("SecRule ARGS \"@nosuchop x\" \"id:1,pass\"\n");
+    ck_assert_msg(strstr(e, ":1: unknown operator \"@nosuchop\""), "%s", e);
+    e = load_error("# comment\n\nSecRule ARGS \"@rx (abc\" \"id:1,pass\"\n");
+    ck_assert_msg(strstr(e, ":3: @rx") && strstr(e, "offset"), "%s", e);
+    e = load_error("SecRule ARGS \"@rx a\" \"phase:2,pass\"\n");
+    ck_assert_msg(strstr(e, "no id"), "%s", e);
+    e = load_error("SecRule ARGS \"@rx a\" \"id:5,pass\"\nSecRule ARGS \"@rx b\" \"id:5,pass\"\n");
+    ck_assert_msg(strstr(e, ":2: duplicate rule id 5"), "%s", e);
+    e = load_error("SecRule ARGS \"@rx a\" \"id:5,pass\n");
+    ck_assert_msg(strstr(e, ":1:") && strstr(e, "quote"), "%s", e);
+    e = load_error("SecRule NOPE \"@rx a\" \"id:5,pass\"\n");
+    ck_assert_msg(strstr(e, "unknown variable \"NOPE\""), "%s", e);
+    e = load_error("SecRule ARGS \"@rx a\" \"id:5,pass,t:nosuch\"\n");
+    ck_assert_msg(strstr(e, "unknown transformation \"nosuch\""), "%s", e);
+    e = load_error("SecRule ARGS \"@rx a\" \"id:5,pass,frobnicate\"\n");
+    ck_assert_msg(strstr(e, "unknown action \"frobnicate\""), "%s", e);
+    e = load_error("SecRule ARGS \"@rx a\" \"id:5,msg:'unterminated\"\n");
+    ck_assert_msg(strstr(e, "missing closing quote"), "%s", e);
+    e = load_error("SecRule ARGS \"@rx a\" \"id:5,pass,chain\"\n");
+    ck_assert_msg(strstr(e, "chain"), "%s", e);
+    e = load_error("SecRuleEngine Sometimes\n");
+    ck_assert_msg(strstr(e, ":1: SecRuleEngine: invalid value \"Sometimes\""), "%s", e);
+    e = load_error("SecFooBar On\n");
+    ck_assert_msg(strstr(e, ":1: unknown directive \"SecFooBar\""), "%s", e);
+}
+END_TEST
+
+START_TEST(test_continuation_and_all_errors)
+{
+    const char *e;
+    bw_program_t *p = load("SecRule ARGS \\\n    \"@rx a\" \\\n    \"id:1,\\\n    pass\"\n", &e);
+    ck_assert_ptr_nonnull(p);
+    e = load_error("SecRule A1 \"@rx a\" \"id:1\"\nSecRule ARGS \"@rx b\" \"id:2\"\nSecRule B2 \"@rx c\" \"id:3\"\n");
+    ck_assert_msg(strstr(e, ":1: unknown variable") && strstr(e, ":3: unknown variable"), "%s", e);
+}
+END_TEST
+
+/* ---- runtime ------------------------------------------------------------------- */
+
+START_TEST(test_deny_and_log_format)
+{
+    bw_intervention_t iv;
+    bw_program_t *p = load("SecRuleEngine On\n"
+                           "SecRule ARGS:id \"@rx ^\\d+'\" \"id:100,phase:1,deny,status:406,"
+                           "msg:'quote after number',logdata:'%{MATCHED_VAR_NAME}=%{MATCHED_VAR}',"
+                           "severity:CRITICAL,tag:'a/b'\"\n", NULL);
+    bw_tx_t *tx = request(p, "GET", "/x?id=1'%20or", NULL);
+    ck_assert_int_eq(bw_tx_run_phase(tx, 1, &iv), 1);
+    ck_assert_int_eq(iv.status, 406);
+    ck_assert_int_eq(sink.alerts, 1);
+    ck_assert_msg(strstr(sink.last, "Access denied with code 406 (phase 1).")
+                  && strstr(sink.last, "[id \"100\"]") && strstr(sink.last, "[msg \"quote after number\"]")
+                  && strstr(sink.last, "[data \"ARGS:id=1' or\"]") && strstr(sink.last, "[severity \"CRITICAL\"]")
+                  && strstr(sink.last, "[tag \"a/b\"]") && strstr(sink.last, "[hostname \"example.org\"]")
+                  && strstr(sink.last, "[uri \"/x\"]") && strstr(sink.last, "[unique_id \"uid-1\"]"),
+                  "%s", sink.last);
+}
+END_TEST
+
+START_TEST(test_detection_only)
+{
+    bw_intervention_t iv;
+    bw_program_t *p = load("SecRuleEngine DetectionOnly\n"
+                           "SecRule REQUEST_METHOD \"@streq GET\" \"id:1,phase:1,deny\"\n", NULL);
+    bw_tx_t *tx = request(p, "GET", "/", NULL);
+    ck_assert_int_eq(bw_tx_run_phase(tx, 1, &iv), 0);
+    ck_assert_int_eq(sink.alerts, 1);
+    ck_assert_msg(strstr(sink.last, "ModSecurity: Warning."), "%s", sink.last);
+}
+END_TEST
+
+START_TEST(test_anomaly_scoring_chain_skip)
+{
+    bw_intervention_t iv;
+    bw_program_t *p = load(
+        "SecRuleEngine On\n"
+        "SecDefaultAction \"phase:2,log,auditlog,pass\"\n"
+        "SecAction \"id:1,phase:1,nolog,pass,setvar:tx.score=0,setvar:tx.limit=5\"\n"
+        "SecRule ARGS \"@contains evil\" \"id:2,phase:2,block,t:none,t:lowercase,"
+        "setvar:'tx.score=+%{tx.limit}'\"\n"
+        "SecRule REQUEST_HEADERS:User-Agent \"@contains bot\" \"id:3,phase:2,block,chain\"\n"
+        "  SecRule REQUEST_METHOD \"@streq POST\" \"setvar:tx.score=+100\"\n"
+        "SecRule TX:score \"@lt 1\" \"id:4,phase:2,pass,nolog,skipAfter:END\"\n"
+        "SecRule TX:score \"@ge %{tx.limit}\" \"id:5,phase:2,deny,status:403,msg:'score %{tx.score}'\"\n"
+        "SecMarker END\n", NULL);
+    bw_tx_t *tx = request(p, "GET", "/?a=EVIL&b=evil", "User-Agent: somebot\n");
+    ck_assert_int_eq(bw_tx_run_phase(tx, 1, &iv), 0);
+    bw_tx_request_body_end(tx);
+    ck_assert_int_eq(bw_tx_run_phase(tx, 2, &iv), 1);
+    /* both ARGS matched: the action ran per match, as in ModSecurity 2 */
+    ck_assert_str_eq(txvar(tx, "score"), "10");
+    ck_assert_int_eq(iv.status, 403);
+    ck_assert_msg(strstr(sink.last, "[msg \"score 10\"]"), "%s", sink.last);
+
+    tx = request(p, "GET", "/?a=fine", NULL);
+    bw_tx_run_phase(tx, 1, &iv);
+    ck_assert_int_eq(bw_tx_run_phase(tx, 2, &iv), 0);
+    ck_assert_str_eq(txvar(tx, "score"), "0");
+}
+END_TEST
+
+START_TEST(test_exclusions_and_counts)
+{
+    bw_intervention_t iv;
+    bw_program_t *p = load(
+        "SecRuleEngine On\n"
+        "SecRule ARGS|!ARGS:safe \"@rx x\" \"id:1,phase:1,deny\"\n"
+        "SecRule &ARGS \"@gt 2\" \"id:2,phase:1,deny,status:400\"\n"
+        "SecRule ARGS_NAMES \"@rx ^p_\" \"id:3,phase:1,deny,status:401\"\n"
+        "SecRule REQUEST_COOKIES:/^sess/ \"@rx bad\" \"id:4,phase:1,deny,status:402\"\n", NULL);
+    bw_tx_t *tx = request(p, "GET", "/?safe=x", NULL);
+    ck_assert_int_eq(bw_tx_run_phase(tx, 1, &iv), 0);
+    tx = request(p, "GET", "/?a=1&b=2&c=3", NULL);
+    ck_assert_int_eq(bw_tx_run_phase(tx, 1, &iv), 1);
+    ck_assert_int_eq(iv.status, 400);
+    tx = request(p, "GET", "/?p_x=1", NULL);
+    ck_assert_int_eq(bw_tx_run_phase(tx, 1, &iv), 1);
+    ck_assert_int_eq(iv.status, 401);
+    tx = request(p, "GET", "/", "Cookie: other=bad; sessid=bad\n");
+    ck_assert_int_eq(bw_tx_run_phase(tx, 1, &iv), 1);
+    ck_assert_int_eq(iv.status, 402);
+    ck_assert_msg(strstr(sink.last, "REQUEST_COOKIES:sessid"), "%s", sink.last);
+}
+END_TEST
+
+START_TEST(test_removals_and_updates)
+{
+    bw_intervention_t iv;
+    bw_program_t *p = load(
+        "SecRuleEngine On\n"
+        "SecRule ARGS \"@rx x\" \"id:10,phase:1,deny,tag:'attack-x'\"\n"
+        "SecRule ARGS \"@rx y\" \"id:11,phase:1,deny,status:418\"\n"
+        "SecRule ARGS \"@rx z\" \"id:12,phase:1,deny,status:419\"\n"
+        "SecRuleRemoveByTag attack-x\n"
+        "SecRuleUpdateTargetById 11 \"!ARGS:ok\"\n"
+        "SecRuleUpdateActionById 12 \"status:420\"\n", NULL);
+    bw_tx_t *tx = request(p, "GET", "/?a=x", NULL);
+    ck_assert_int_eq(bw_tx_run_phase(tx, 1, &iv), 0);
+    tx = request(p, "GET", "/?ok=y", NULL);
+    ck_assert_int_eq(bw_tx_run_phase(tx, 1, &iv), 0);
+    tx = request(p, "GET", "/?a=y", NULL);
+    ck_assert_int_eq(bw_tx_run_phase(tx, 1, &iv), 1);
+    ck_assert_int_eq(iv.status, 418);
+    tx = request(p, "GET", "/?a=z", NULL);
+    ck_assert_int_eq(bw_tx_run_phase(tx, 1, &iv), 1);
+    ck_assert_int_eq(iv.status, 420);
+}
+END_TEST
+
+START_TEST(test_ctl_runtime)
+{
+    bw_intervention_t iv;
+    bw_program_t *p = load(
+        "SecRuleEngine On\n"
+        "SecRule REQUEST_HEADERS:X-Test \"@rx ^.*$\" \"id:1,phase:1,pass,log,ctl:ruleRemoveById=2-3\"\n"
+        "SecRule ARGS \"@rx x\" \"id:2,phase:1,deny\"\n"
+        "SecRule ARGS \"@rx y\" \"id:4,phase:1,pass,ctl:ruleRemoveTargetById=5;ARGS:q\"\n"
+        "SecRule ARGS \"@rx y\" \"id:5,phase:1,deny,status:499\"\n", NULL);
+    bw_tx_t *tx = request(p, "GET", "/?a=x", "X-Test: 1\n");
+    ck_assert_int_eq(bw_tx_run_phase(tx, 1, &iv), 0);
+    tx = request(p, "GET", "/?q=y", NULL);
+    ck_assert_int_eq(bw_tx_run_phase(tx, 1, &iv), 0);
+    tx = request(p, "GET", "/?r=y", NULL);
+    ck_assert_int_eq(bw_tx_run_phase(tx, 1, &iv), 1);
+    ck_assert_int_eq(iv.status, 499);
+}
+END_TEST
+
+START_TEST(test_inheritance)
+{
+    bw_config_t *parent = bw_config_create(pool), *child = bw_config_create(pool);
+    bw_program_t *pp, *cp;
+    bw_intervention_t iv;
+    char *err = NULL;
+    ck_assert_ptr_null(bw_config_directive(parent, "SecRuleEngine", "On", "p.conf", 1));
+    ck_assert_ptr_null(bw_config_directive(parent, "SecRule",
+                                           "ARGS \"@rx x\" \"id:1,phase:1,deny\"", "p.conf", 2));
+    ck_assert_ptr_null(bw_config_directive(child, "SecRuleRemoveById", "1", "c.conf", 1));
+    ck_assert_ptr_null(bw_config_directive(child, "SecRule",
+                                           "ARGS \"@rx y\" \"id:2,phase:1,deny,status:410\"", "c.conf", 2));
+    pp = bw_program_build(pool, NULL, parent, &err);
+    cp = bw_program_build(pool, pp, child, &err);
+    ck_assert_ptr_nonnull(cp);
+    ck_assert_int_eq(bw_tx_run_phase(request(pp, "GET", "/?a=x", NULL), 1, &iv), 1);
+    ck_assert_int_eq(bw_tx_run_phase(request(cp, "GET", "/?a=x", NULL), 1, &iv), 0);
+    ck_assert_int_eq(bw_tx_run_phase(request(cp, "GET", "/?a=y", NULL), 1, &iv), 1);
+    ck_assert_int_eq(iv.status, 410);
+    ck_assert_int_eq(bw_tx_run_phase(request(pp, "GET", "/?a=y", NULL), 1, &iv), 0);
+}
+END_TEST
+
+/* Two transactions that overlap both add 1: the record must hold 2. */
+START_TEST(test_persistent_no_lost_update)
+{
+    bw_intervention_t iv;
+    char dir[] = "/tmp/bw_test_data_XXXXXX";
+    bw_program_t *p;
+    bw_tx_t *a, *b, *c;
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    p = load(apr_psprintf(pool,
+        "SecRuleEngine On\nSecDataDir %s\nSecCollectionTimeout 600\n"
+        "SecAction \"id:1,phase:1,pass,nolog,initcol:ip=%%{remote_addr},setvar:ip.count=+1,"
+        "setvar:ip.last=%%{request_uri}\"\n"
+        "SecRule IP:count \"@ge 3\" \"id:2,phase:1,deny,status:429\"\n", dir), NULL);
+    ck_assert_ptr_nonnull(p);
+    a = request(p, "GET", "/a", NULL);
+    b = request(p, "GET", "/b", NULL);
+    ck_assert_int_eq(bw_tx_run_phase(a, 1, &iv), 0);
+    ck_assert_int_eq(bw_tx_run_phase(b, 1, &iv), 0);
+    bw_tx_run_phase(a, 5, &iv);
+    bw_tx_run_phase(b, 5, &iv);
+    c = request(p, "GET", "/c", NULL);
+    ck_assert_int_eq(bw_tx_run_phase(c, 1, &iv), 1);
+    ck_assert_int_eq(iv.status, 429);
+    {
+        bw_coll_t *ip = bw_tx_collection(c, "IP", 0);
+        ck_assert_str_eq(bw_str_pdup(pool, bw_coll_get(ip, bw_str_make("count"))->value), "3");
+        ck_assert_str_eq(bw_str_pdup(pool, bw_coll_get(ip, bw_str_make("last"))->value), "/c");
+        ck_assert_str_eq(bw_str_pdup(pool, bw_coll_get(ip, bw_str_make("IS_NEW"))->value), "0");
+    }
+    bw_tx_run_phase(c, 5, &iv);
+    {
+        char cmd[128];
+        snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+        ck_assert_int_eq(system(cmd), 0);
+    }
+}
+END_TEST
+
+START_TEST(test_directive_table_complete)
+{
+    int i;
+    for (i = 0; bw_config_directive_names[i]; i++)
+        ck_assert_msg(bw_config_is_directive(bw_config_directive_names[i]), "%s",
+                      bw_config_directive_names[i]);
+    ck_assert_int_gt(i, 60);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("engine");
+    TCase *tc = tcase_create("core");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, test_getword_quotes);
+    tcase_add_test(tc, test_getword_unbalanced);
+    tcase_add_test(tc, test_errors);
+    tcase_add_test(tc, test_continuation_and_all_errors);
+    tcase_add_test(tc, test_deny_and_log_format);
+    tcase_add_test(tc, test_detection_only);
+    tcase_add_test(tc, test_anomaly_scoring_chain_skip);
+    tcase_add_test(tc, test_exclusions_and_counts);
+    tcase_add_test(tc, test_removals_and_updates);
+    tcase_add_test(tc, test_ctl_runtime);
+    tcase_add_test(tc, test_inheritance);
+    tcase_add_test(tc, test_persistent_no_lost_update);
+    tcase_add_test(tc, test_directive_table_complete);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr;
+    int failed;
+    apr_initialize();
+    sr = srunner_create(suite());
+    srunner_run_all(sr, CK_NORMAL);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    apr_terminate();
+    return failed ? 1 : 0;
+}

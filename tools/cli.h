@@ -1,0 +1,28 @@
+/* The bulwark CLI's subcommands and the helpers they share. */
+#ifndef BW_CLI_H
+#define BW_CLI_H
+
+#include <stdio.h>
+#include "bw_types.h"
+
+int bw_cli_check(apr_pool_t *pool, int argc, const char *const *argv);
+int bw_cli_tfn(apr_pool_t *pool, int argc, const char *const *argv);
+int bw_cli_op(apr_pool_t *pool, int argc, const char *const *argv);
+int bw_cli_eval(apr_pool_t *pool, int argc, const char *const *argv);
+
+/* A raw HTTP request parsed for the engine. */
+#include "bw_engine.h"
+typedef struct {
+    bw_request_t req;
+    bw_str_t body;
+} bw_cli_request_t;
+const char *bw_cli_parse_request(apr_pool_t *p, bw_str_t raw, bw_cli_request_t *out);
+int bw_cli_bench(apr_pool_t *pool, int argc, const char *const *argv);
+
+/* All of a stream (stdin) or a file into memory; NULL with *err on failure. */
+bw_str_t *bw_cli_read_all(apr_pool_t *pool, const char *path, char **err);
+
+/* Write s as a JSON string literal (with quotes). */
+void bw_cli_json_str(FILE *out, bw_str_t s);
+
+#endif
