@@ -1,0 +1,45 @@
+/*
+ * cmdLine
+ *
+ * Description: undoes the escaping tricks Windows and Unix shells accept in
+ *   command lines (c^md, "cmd", c\md, cmd,/c): deletes \ " ' and ^, deletes
+ *   white space before '/' and '(', turns ',' ';' and runs of space, tab, CR
+ *   and LF into one space, and lower-cases everything else.
+ * Example: "C^MD.exe  /c \"dir\";echo" -> "cmd.exe/c dir echo"
+ */
+#include "tfn_internal.h"
+
+static int cmd_line(const bw_tfn_env_t *env, apr_pool_t *pool, bw_str_t in,
+                    bw_str_t *out)
+{
+    tfn_out_t o;
+    int space = 0; /* the last byte written is a separator space */
+    size_t i;
+
+    tfn_out_init(&o, pool, in, in.len);
+    for (i = 0; i < in.len; i++) {
+        unsigned char c = (unsigned char)in.data[i];
+        switch (c) {
+        case '\\': case '"': case '\'': case '^':
+            break; /* deleted; a pending space stays pending */
+        case ' ': case ',': case ';': case '\t': case '\r': case '\n':
+            if (!space)
+                tfn_out_byte(&o, ' ');
+            space = 1;
+            break;
+        case '/': case '(':
+            if (space)
+                tfn_out_truncate(&o, o.len - 1);
+            space = 0;
+            tfn_out_byte(&o, c);
+            break;
+        default:
+            space = 0;
+            tfn_out_byte(&o, tfn_lower(c));
+            break;
+        }
+    }
+    return tfn_out_finish(&o, out);
+}
+
+const bw_tfn_def_t bw_tfn_cmd_line = { "cmdLine", cmd_line };

@@ -1,0 +1,22 @@
+/*
+ * lowercase
+ *
+ * Description: converts ASCII A-Z to a-z (the C locale, which is all
+ *   ModSecurity's tolower() does under Apache); other bytes are untouched.
+ * Example: "SeLeCt\xC9" -> "select\xC9"
+ */
+#include "tfn_internal.h"
+
+static int lowercase(const bw_tfn_env_t *env, apr_pool_t *pool, bw_str_t in,
+                     bw_str_t *out)
+{
+    tfn_out_t o;
+    size_t i;
+
+    tfn_out_init(&o, pool, in, in.len);
+    for (i = 0; i < in.len; i++)
+        tfn_out_byte(&o, tfn_lower((unsigned char)in.data[i]));
+    return tfn_out_finish(&o, out);
+}
+
+const bw_tfn_def_t bw_tfn_lowercase = { "lowercase", lowercase };

@@ -1,0 +1,26 @@
+/*
+ * removeWhitespace
+ *
+ * Description: removes every white-space byte: space, \t, \n, \v, \f, \r
+ *   and the non-breaking space 0xA0.
+ * Example: "java\tscript :\xA0x" -> "javascript:x"
+ */
+#include "tfn_internal.h"
+
+static int remove_whitespace(const bw_tfn_env_t *env, apr_pool_t *pool,
+                             bw_str_t in, bw_str_t *out)
+{
+    tfn_out_t o;
+    size_t i;
+
+    tfn_out_init(&o, pool, in, in.len);
+    for (i = 0; i < in.len; i++) {
+        unsigned char c = (unsigned char)in.data[i];
+        if (!tfn_isspace(c) && c != 0xA0)
+            tfn_out_byte(&o, c);
+    }
+    return tfn_out_finish(&o, out);
+}
+
+const bw_tfn_def_t bw_tfn_remove_whitespace = { "removeWhitespace",
+                                                remove_whitespace };

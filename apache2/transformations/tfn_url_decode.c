@@ -1,0 +1,31 @@
+/*
+ * urlDecode
+ *
+ * Description: decodes %HH escapes and turns '+' into a space. Invalid
+ *   escapes (a non-hex digit, or fewer than two bytes left) are kept as they
+ *   are and no error is raised; use @validateUrlEncoding to detect them.
+ * Example: "a%20b+c%zz%4" -> "a b c%zz%4"
+ */
+#include "tfn_internal.h"
+
+static int url_decode(const bw_tfn_env_t *env, apr_pool_t *pool, bw_str_t in,
+                      bw_str_t *out)
+{
+    tfn_out_t o;
+    size_t i = 0;
+
+    tfn_out_init(&o, pool, in, in.len);
+    while (i < in.len) {
+        unsigned char c = (unsigned char)in.data[i];
+        if (c == '%' && in.len - i >= 3 && tfn_all_hex(in.data + i + 1, 2)) {
+            tfn_out_byte(&o, (unsigned char)tfn_hex_n(in.data + i + 1, 2));
+            i += 3;
+            continue;
+        }
+        tfn_out_byte(&o, c == '+' ? ' ' : c);
+        i++;
+    }
+    return tfn_out_finish(&o, out);
+}
+
+const bw_tfn_def_t bw_tfn_url_decode = { "urlDecode", url_decode };

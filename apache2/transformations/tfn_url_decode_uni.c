@@ -1,0 +1,46 @@
+/*
+ * urlDecodeUni
+ *
+ * Description: urlDecode plus IIS's %uHHHH. A %u code point becomes one
+ *   byte: the SecUnicodeMapFile entry when a map is configured and has one,
+ *   else U+FF01..U+FF5E (full-width ASCII) becomes ASCII 0x21..0x7E and any
+ *   other code point keeps only its low byte. Invalid escapes are kept.
+ * Example: "%u0041%uFF1Cscript%uff1e+%u12" -> "A<script> %u12"
+ */
+#include "tfn_internal.h"
+
+/* The byte %uHHHH at p (the four hex digits) decodes to. */
+static unsigned char uni_byte(const bw_tfn_env_t *env, const char *p)
+{
+    unsigned long cp = tfn_hex_n(p, 4);
+    if (env != NULL && env->unicode_map != NULL && env->unicode_map[cp] >= 0)
+        return (unsigned char)env->unicode_map[cp];
+    return tfn_unicode_byte(cp);
+}
+
+static int url_decode_uni(const bw_tfn_env_t *env, apr_pool_t *pool,
+                          bw_str_t in, bw_str_t *out)
+{
+    tfn_out_t o;
+    size_t i = 0;
+
+    tfn_out_init(&o, pool, in, in.len);
+    while (i < in.len) {
+        unsigned char c = (unsigned char)in.data[i];
+        size_t left = in.len - i;
+        if (c == '%' && left >= 6 && (in.data[i + 1] | 0x20) == 'u'
+            && tfn_all_hex(in.data + i + 2, 4)) {
+            tfn_out_byte(&o, uni_byte(env, in.data + i + 2));
+            i += 6;
+        } else if (c == '%' && left >= 3 && tfn_all_hex(in.data + i + 1, 2)) {
+            tfn_out_byte(&o, (unsigned char)tfn_hex_n(in.data + i + 1, 2));
+            i += 3;
+        } else {
+            tfn_out_byte(&o, c == '+' ? ' ' : c);
+            i++;
+        }
+    }
+    return tfn_out_finish(&o, out);
+}
+
+const bw_tfn_def_t bw_tfn_url_decode_uni = { "urlDecodeUni", url_decode_uni };
