@@ -1,0 +1,87 @@
+/*
+ * Operators (the "@name param" part of a SecRule). One operator per file
+ * (op_<name>.c), each exporting a bw_op_def_t listed in op_registry.c.
+ *
+ * Life of an operator:
+ *  - compile(): called once at start-up with the parameter as written (after
+ *    the rule parser removed quoting). It prepares op->data (PCRE2 code with
+ *    JIT, an Aho-Corasick automaton, a number, an IP tree…) from env->pool.
+ *    When the parameter contains a %{macro} and the operator's flags allow
+ *    macros, the engine instead expands the macro for each transaction and
+ *    calls compile() with env->pool = the transaction pool (env->runtime = 1).
+ *  - execute(): called per value. It must not allocate except for the match
+ *    message and captures (from run->pool), and never on the no-match path.
+ *    Returns 1 on match, 0 on no match, -1 on error (run->error set).
+ * Negation ("!@rx") is the engine's business, not the operator's.
+ */
+#ifndef BW_OP_H
+#define BW_OP_H
+
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+#include "bw_types.h"
+
+typedef struct bw_op_def_s bw_op_def_t;
+
+/* One operator as it stands in one rule. */
+typedef struct bw_op_s {
+    const bw_op_def_t *def;
+    const char *param;     /* NUL-terminated parameter, macros not expanded */
+    size_t param_len;
+    void *data;            /* compiled form, owned by compile() */
+} bw_op_t;
+
+/* What compile() may use. */
+typedef struct bw_op_cenv_s {
+    apr_pool_t *pool;      /* config pool (start-up) or transaction pool (runtime) */
+    apr_pool_t *temp_pool; /* scratch, cleared after compile */
+    const char *file;      /* rule file, for relative data-file paths */
+    int line;
+    int runtime;           /* 1 when compiling an expanded macro per transaction */
+} bw_op_cenv_t;
+
+/* The per-value call: inputs from the engine, outputs from the operator. */
+typedef struct bw_op_run_s {
+    apr_pool_t *pool;             /* transaction pool: messages, captures */
+    const char *var_name;         /* e.g. "ARGS:id", for messages. The engine may pass
+                                     BW_OP_VAR_PLACEHOLDER instead and put the real name
+                                     into the message after a match (names cost a
+                                     string build per value; messages are rare). */
+    int capture;                  /* rule has the capture action */
+    pcre2_match_data *md;         /* reusable scratch owned by the transaction */
+    pcre2_match_context *mctx;    /* SecPcreMatchLimit / ...Recursion applied */
+    /* outputs */
+    int ncaptures;                /* >= 0: captures[0..ncaptures-1] set TX.0.. */
+    bw_str_t captures[10];
+    const char *msg;              /* on match: e.g. Pattern match "x" at ARGS:id. */
+    const char *error;            /* on -1 */
+    int limit_hit;                /* set with -1 when a PCRE2 limit stopped the match */
+} bw_op_run_t;
+
+#define BW_OP_VAR_PLACEHOLDER "\x1e@var\x1e"
+
+/* Parameter rules. */
+#define BW_OP_PARAM_NONE      0x01  /* any parameter is an error */
+#define BW_OP_PARAM_REQUIRED  0x02  /* an empty parameter is an error */
+#define BW_OP_PARAM_OPTIONAL  0x04
+#define BW_OP_MACROS          0x10  /* %{…} in the parameter is expanded per transaction */
+
+struct bw_op_def_s {
+    const char *name;   /* without '@', spelt as in the reference manual */
+    unsigned flags;
+    int (*compile)(bw_op_t *op, const bw_op_cenv_t *env, char **err);  /* 0 / -1; may be NULL */
+    int (*execute)(const bw_op_t *op, bw_op_run_t *run, bw_str_t value);
+};
+
+/* Case-insensitive lookup by name without '@'; NULL when unknown. */
+const bw_op_def_t *bw_op_lookup(const char *name);
+extern const bw_op_def_t *const bw_op_registry[];   /* NULL-terminated */
+
+/* Helpers operators share (op_common.c). */
+/* Escape a value for a log message the way ModSecurity does: printable ASCII
+ * as is, '"' and '\\' escaped, everything else as \xHH; cut at max bytes. */
+char *bw_op_log_escape(apr_pool_t *p, bw_str_t s, size_t max);
+/* Resolve a data-file path relative to the directory of the rule file. */
+const char *bw_op_data_path(apr_pool_t *p, const char *rule_file, const char *path);
+
+#endif /* BW_OP_H */
