@@ -1,0 +1,264 @@
+/*
+ * JSON body processor on yajl 2, streaming: yajl_parse per chunk,
+ * yajl_complete_parse at the end. Only scalars become arguments.
+ *
+ * Argument names are those mod_security2 2.9 gives (checked against 2.9.7),
+ * because CRS exclusions such as ARGS:user.name or ARGS:ids.ids depend on
+ * them:
+ *   - keys of nested objects are joined with '.': {"a":{"b":1}} -> a.b;
+ *   - array elements are named after the array's key *appended to itself*:
+ *     {"a":[1,2]} -> a.a twice; {"a":[[1]]} -> a.a.a; {"a":[{"b":1}]} ->
+ *     a.a.b; a top-level array is called "array": [1] -> array.array;
+ *   - a scalar at the top level has the empty name; empty keys stay empty:
+ *     {"":1} -> "", {"a":{"":1}} -> "a.";
+ *   - values are text: strings decoded, numbers exactly as written,
+ *     true/false, and null as the empty string.
+ * One deliberate difference: 2.9 rebuilds the name after a closing bracket
+ * by cutting the prefix at its last '.', which goes wrong when a key itself
+ * contains '.' ({"x.y":{},"w":1} names w "x.w", letting one key rename its
+ * siblings, e.g. into a name an exclusion ignores). We keep a stack of
+ * prefix lengths instead, so w is "w".
+ *
+ * Depth counts every open array or object except a top-level object, which
+ * is what makes 2.9.7's SecRequestBodyJsonDepthLimit accept [{}] at limit 2
+ * and reject [[{}]]. Names are bounded (BW_JSON_NAME_MAX bytes each, and
+ * BW_JSON_NAMES_TOTAL for all names built) so that deep prefixes cannot turn
+ * a small body into a huge set of names.
+ */
+#include <string.h>
+#include <yajl/yajl_parse.h>
+#include "body_internal.h"
+
+#define BW_JSON_DEFAULT_DEPTH 10000       /* ModSecurity's default limit */
+#define BW_JSON_NAME_MAX 8192
+#define BW_JSON_NAMES_TOTAL (32u << 20)
+#define MSG_MAX 200
+
+typedef struct {
+    bw_str_t key;      /* segment this container added to the prefix */
+    long saved;        /* prefix length before it, or -1: there was no prefix */
+    int transparent;   /* the top-level object: changes nothing */
+} frame_t;
+
+typedef struct {
+    bw_body_parser_t *bp;
+    yajl_handle h;
+    bw_body_buf_t pfx;
+    int has_pfx;
+    bw_str_t key;
+    int has_key;
+    apr_array_header_t *frames;   /* frame_t */
+    int depth, depth_limit;
+    bw_str_t name;                /* last name built, reused while nothing changed */
+    int name_ok;
+    size_t names_total;
+    apr_off_t total;
+} js_t;
+
+static int js_fail_name(js_t *j)
+{
+    bw_body_fail(j->bp->res, j->bp->pool,
+                 "JSON: argument names too long (over %d bytes each or %u in all)",
+                 BW_JSON_NAME_MAX, BW_JSON_NAMES_TOTAL);
+    return 0;
+}
+
+/* The name for a scalar here: prefix "." key, or the key alone. */
+static int build_name(js_t *j)
+{
+    size_t len;
+    char *d;
+    if (j->name_ok)
+        return 1;
+    len = (j->has_pfx ? j->pfx.len + 1 : 0) + (j->has_key ? j->key.len : 0);
+    if (len > BW_JSON_NAME_MAX || j->names_total + len > BW_JSON_NAMES_TOTAL)
+        return js_fail_name(j);
+    j->names_total += len;
+    d = apr_palloc(j->bp->pool, len + 1);
+    len = 0;
+    if (j->has_pfx) {
+        if (j->pfx.len)
+            memcpy(d, j->pfx.data, j->pfx.len);
+        d[j->pfx.len] = '.';
+        len = j->pfx.len + 1;
+    }
+    if (j->has_key && j->key.len) {
+        memcpy(d + len, j->key.data, j->key.len);
+        len += j->key.len;
+    }
+    d[len] = '\0';
+    j->name = bw_str_n(d, len);
+    j->name_ok = 1;
+    return 1;
+}
+
+static int scalar(void *ctx, const char *v, size_t len)
+{
+    js_t *j = ctx;
+    bw_str_t value = bw_str_n(bw_str_pdup(j->bp->pool, bw_str_n(v, len)), len);
+    if (!build_name(j))
+        return 0;
+    return bw_body_emit_arg(j->bp, "JSON", j->name, value) < 0 ? 0 : 1;
+}
+
+static int cb_null(void *ctx)
+{
+    return scalar(ctx, "", 0);
+}
+
+static int cb_boolean(void *ctx, int b)
+{
+    return b ? scalar(ctx, "true", 4) : scalar(ctx, "false", 5);
+}
+
+static int cb_number(void *ctx, const char *s, size_t len)
+{
+    return scalar(ctx, s, len);
+}
+
+static int cb_string(void *ctx, const unsigned char *s, size_t len)
+{
+    return scalar(ctx, (const char *)s, len);
+}
+
+static int cb_map_key(void *ctx, const unsigned char *s, size_t len)
+{
+    js_t *j = ctx;
+    j->key = bw_str_n(bw_str_pdup(j->bp->pool, bw_str_n((const char *)s, len)), len);
+    j->has_key = 1;
+    j->name_ok = 0;
+    return 1;
+}
+
+/* A container opens: its key joins the prefix and the depth grows. */
+static int push(js_t *j, int transparent)
+{
+    frame_t *f;
+    if (!transparent && j->depth + 1 > j->depth_limit) {
+        bw_body_fail(j->bp->res, j->bp->pool,
+                     "JSON depth limit exceeded (SecRequestBodyJsonDepthLimit %d)",
+                     j->depth_limit);
+        return 0;
+    }
+    if (!transparent && j->has_pfx && j->pfx.len + 1 + j->key.len > BW_JSON_NAME_MAX)
+        return js_fail_name(j);
+    f = apr_array_push(j->frames);
+    f->transparent = transparent;
+    if (transparent)
+        return 1;
+    j->depth++;
+    f->key = j->key;
+    f->saved = j->has_pfx ? (long)j->pfx.len : -1;
+    if (j->has_pfx)
+        bw_body_buf_append(j->bp->pool, &j->pfx, ".", 1);
+    bw_body_buf_append(j->bp->pool, &j->pfx, j->key.data, j->key.len);
+    j->has_pfx = 1;
+    j->name_ok = 0;
+    return 1;
+}
+
+static int cb_start_map(void *ctx)
+{
+    js_t *j = ctx;
+    return push(j, !j->has_key && !j->has_pfx);
+}
+
+static int cb_start_array(void *ctx)
+{
+    js_t *j = ctx;
+    if (!j->has_key && !j->has_pfx) {
+        j->key = bw_str_n("array", 5);
+        j->has_key = 1;
+    }
+    return push(j, 0);
+}
+
+/* A container closes: back to the prefix before it, and its own key is
+ * the current key again (so later array elements keep their name). */
+static int cb_end(void *ctx)
+{
+    js_t *j = ctx;
+    frame_t *f;
+    if (j->frames->nelts == 0)
+        return 1;
+    f = &APR_ARRAY_IDX(j->frames, --j->frames->nelts, frame_t);
+    if (f->transparent)
+        return 1;
+    j->depth--;
+    j->has_pfx = f->saved >= 0;
+    j->pfx.len = f->saved >= 0 ? (size_t)f->saved : 0;
+    j->key = f->key;
+    j->has_key = 1;
+    j->name_ok = 0;
+    return 1;
+}
+
+static const yajl_callbacks js_callbacks = {
+    cb_null, cb_boolean, NULL, NULL, cb_number, cb_string,
+    cb_start_map, cb_map_key, cb_end, cb_start_array, cb_end
+};
+
+/* yajl's own message (without its trailing newline), unless one of our
+ * callbacks stopped it, in which case the reason is already recorded. */
+static int js_status(js_t *j, yajl_status st)
+{
+    unsigned char *msg;
+    size_t len;
+    if (st == yajl_status_ok)
+        return 0;
+    if (j->bp->res->error)
+        return -1;
+    msg = yajl_get_error(j->h, 0, NULL, 0);
+    len = msg ? strlen((const char *)msg) : 0;
+    while (len && (msg[len - 1] == '\n' || msg[len - 1] == ' '))
+        len--;
+    bw_body_fail(j->bp->res, j->bp->pool, "JSON parsing error: %.*s", (int)len,
+                 msg ? (const char *)msg : "unknown error");
+    if (msg)
+        yajl_free_error(j->h, msg);
+    return -1;
+}
+
+static apr_status_t js_cleanup(void *data)
+{
+    js_t *j = data;
+    if (j->h)
+        yajl_free(j->h);
+    j->h = NULL;
+    return APR_SUCCESS;
+}
+
+static int js_feed(bw_body_parser_t *bp, const char *data, size_t len)
+{
+    js_t *j = bp->impl;
+    if (j->h == NULL)
+        return bw_body_fail(bp->res, bp->pool, "JSON: parser could not be created");
+    j->total += (apr_off_t)len;
+    return js_status(j, yajl_parse(j->h, (const unsigned char *)data, len));
+}
+
+static int js_finish(bw_body_parser_t *bp)
+{
+    js_t *j = bp->impl;
+    int rc = 0;
+    /* An empty body is no document, and no error either (as multipart). */
+    if (!bp->res->error && j->total > 0 && j->h)
+        rc = js_status(j, yajl_complete_parse(j->h));
+    js_cleanup(j);
+    return rc;
+}
+
+static const bw_body_ops_t js_ops = { "JSON", js_feed, js_finish };
+
+bw_body_parser_t *bw_body_json_create(apr_pool_t *pool, const bw_body_limits_t *limits,
+                                      const bw_body_sink_t *sink, bw_body_result_t *res)
+{
+    js_t *j = apr_pcalloc(pool, sizeof(*j));
+    j->bp = bw_body_parser_new(pool, &js_ops, limits, sink, res, j);
+    j->frames = apr_array_make(pool, 16, sizeof(frame_t));
+    j->depth_limit = limits && limits->json_depth > 0 ? limits->json_depth
+                                                      : BW_JSON_DEFAULT_DEPTH;
+    j->h = yajl_alloc(&js_callbacks, NULL, j);
+    apr_pool_cleanup_register(pool, j, js_cleanup, apr_pool_cleanup_null);
+    return j->bp;
+}
