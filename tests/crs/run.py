@@ -1,0 +1,349 @@
+#!/usr/bin/env python3
+"""Run an OWASP CRS regression suite with go-ftw against Apache + a WAF engine.
+
+Apache runs as a reverse proxy (tests/harness) with the settings CRS's own CI
+uses (shared/crs/ci-settings); go-ftw sends each test and reads the verdict
+from the error log between two marker requests (rule 999999).
+
+  --crs v3  Debian's CRS 3.3.4 rules, shared/crs/v3.3.4 setup + tests-v2
+  --crs v4  shared/crs/v4.28.0 rules, setup, tests + httpd-overrides.yaml
+
+Closing line: `crs-v4: N passed, M failed[, K skipped]`, then the failing ids.
+Exit status: 0 whatever the counts; 1 when --floor N is given and passed < N;
+2 when the run itself broke (Apache would not start, go-ftw missing...);
+3 when --sanitize found a sanitizer report.
+"""
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.dont_write_bytecode = True  # keep the source tree clean
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "harness"))
+import bwharness as hz  # noqa: E402
+
+DEBIAN_CRS_RULES = "/usr/share/modsecurity-crs/rules"
+UNICODE_MAP = os.environ.get("BW_UNICODE_MAP", "/etc/modsecurity/unicode.mapping")
+MAX_ATTEMPTS = 4
+
+
+class Broken(Exception):
+    """The run could not be done at all (exit 2)."""
+
+
+def suite_paths(crs, shared):
+    """Rules dir, setup file, overrides file, tests dir, go-ftw overrides."""
+    ci = os.path.join(shared, "crs", "ci-settings")
+    if crs == "v3":
+        return dict(rules=DEBIAN_CRS_RULES,
+                    setup=os.path.join(shared, "crs", "v3.3.4", "crs-setup.conf.example"),
+                    overrides=os.path.join(ci, "crs-setup-overrides.v3.conf"),
+                    tests=os.path.join(shared, "crs", "v3.3.4", "tests-v2"),
+                    ftw_overrides=None, ci=ci, backend="httpbin")
+    base = os.path.join(shared, "crs", "v4.28.0")
+    return dict(rules=os.path.join(base, "rules"),
+                setup=os.path.join(base, "crs-setup.conf.example"),
+                overrides=os.path.join(ci, "crs-setup-overrides.v4.conf"),
+                tests=os.path.join(base, "tests", "regression", "tests"),
+                ftw_overrides=os.path.join(base, "tests", "regression", "httpd-overrides.yaml"),
+                ci=ci, backend="albedo")
+
+
+def disabled_tests(tests_dir):
+    """Test ids (RULE-TEST) of files CRS disables with `meta.enabled: false`.
+
+    go-ftw v2 ignores that flag; we exclude these tests so they count as
+    skipped. A small line parser is enough for the files' regular layout."""
+    out = []
+    for root, _, files in os.walk(tests_dir):
+        for name in sorted(files):
+            if not name.endswith((".yaml", ".yml")):
+                continue
+            with open(os.path.join(root, name), errors="replace") as f:
+                text = f.read()
+            meta = re.search(r"^meta:\n((?:[ \t]+.*\n|\n)*)", text, re.M)
+            if not meta or not re.search(r"^[ \t]+enabled:[ \t]*false\b", meta.group(1), re.M):
+                continue
+            rule = re.search(r"^rule_id:[ \t]*(\d+)", text, re.M)
+            if not rule:
+                continue
+            for tid in re.findall(r"^[ \t]*-?[ \t]*test_id:[ \t]*(\d+)", text, re.M):
+                out.append("%s-%s" % (rule.group(1), tid))
+    return sorted(set(out))
+
+
+def retry_once_tests(tests_dir):
+    """Test ids whose output says `retry_once: true`.
+
+    go-ftw v2.5.0 aborts the whole run ("Error: retry-once", no summary) when
+    such a test fails twice. The runner runs them apart, one go-ftw call each,
+    so one such failure costs that test and not the run."""
+    out = []
+    for root, _, files in os.walk(tests_dir):
+        for name in sorted(files):
+            if not name.endswith((".yaml", ".yml")):
+                continue
+            rule, test = None, None
+            with open(os.path.join(root, name), errors="replace") as f:
+                for line in f:
+                    m = re.match(r"^rule_id:[ \t]*(\d+)", line)
+                    if m:
+                        rule = m.group(1)
+                    m = re.match(r"^[ \t]*-?[ \t]*test_id:[ \t]*(\d+)", line)
+                    if m:
+                        test = m.group(1)
+                    if re.match(r"^[ \t]*retry_once:[ \t]*true\b", line) and rule and test:
+                        out.append("%s-%s" % (rule, test))
+    return sorted(set(out))
+
+
+def write_confs(work, paths):
+    """Engine settings, CRS setup (+CI overrides), marker rule: in `work`."""
+    engine_conf = os.environ.get("WAF_ENGINE_CONF")
+    if not engine_conf:
+        with open(os.path.join(paths["ci"], "modsecurity-engine.conf.tmpl")) as f:
+            tmpl = f.read()
+        engine_conf = os.path.join(work, "engine.conf")
+        with open(engine_conf, "w") as f:
+            f.write(tmpl.replace("@RUN@", work).replace("@UNICODE_MAP@", UNICODE_MAP))
+    for sub in ("modsec/tmp", "modsec/data", "modsec/upload"):
+        os.makedirs(os.path.join(work, sub), exist_ok=True)
+    setup = os.path.join(work, "crs-setup.conf")
+    with open(setup, "w") as out:
+        for src in (paths["setup"], paths["overrides"]):
+            with open(src) as f:
+                out.write(f.read().rstrip("\n") + "\n\n")
+    marker = os.path.join(paths["ci"], "crs-test-marker.conf")
+    rules = sorted(os.path.join(paths["rules"], n) for n in os.listdir(paths["rules"])
+                   if n.endswith(".conf"))
+    if not rules:
+        raise Broken("no rule files in %s" % paths["rules"])
+    return engine_conf, [marker, setup] + rules
+
+
+def chown_for_workers(work):
+    """SecDataDir/SecTmpDir/SecUploadDir must be writable by Apache's workers."""
+    if os.geteuid() != 0:
+        return
+    _, _, uid, gid = hz.run_user()
+    os.chmod(work, 0o755)
+    for root, dirs, _ in os.walk(os.path.join(work, "modsec")):
+        os.chown(root, uid, gid)
+
+
+def ftw_config(work, error_log, port):
+    path = os.path.join(work, "ftw.yaml")
+    with open(path, "w") as f:
+        f.write("logfile: '%s'\nlogmarkerheadername: X-CRS-Test\n"
+                "testoverride:\n  input:\n    dest_addr: 127.0.0.1\n    port: %d\n"
+                % (error_log, port))
+    return path
+
+
+def run_ftw(ftw, cfg_path, paths, exclude, include, work, attempt, timeout):
+    """One go-ftw run; returns (stats or None, aborted_test or None, stderr)."""
+    cmd = [ftw, "run", "--config", cfg_path, "-d", paths["tests"], "-o", "json",
+           "--read-timeout", "10s"]
+    if paths["ftw_overrides"]:
+        cmd += ["--overrides", paths["ftw_overrides"]]
+    if include:
+        cmd += ["--include", include]
+    elif exclude:
+        cmd += ["--exclude", "^(?:%s)$" % "|".join(re.escape(t) for t in exclude)]
+    out_path = os.path.join(work, "ftw-%s.json" % attempt)
+    err_path = os.path.join(work, "ftw-%s.err" % attempt)
+    with open(out_path, "w") as out, open(err_path, "w") as err:
+        try:
+            rc = subprocess.call(cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
+                                 timeout=timeout, cwd=work)
+        except subprocess.TimeoutExpired:
+            raise Broken("go-ftw did not finish within %ds" % timeout)
+    with open(err_path, errors="replace") as f:
+        stderr = f.read()
+    with open(out_path, errors="replace") as f:
+        stdout = f.read()
+    if "retry-once" in stderr:
+        retried = re.findall(r"Retrying test once: (\d+-\d+)", stderr)
+        return None, (retried[-1] if retried else "?"), stderr
+    stats = None
+    for line in stdout.splitlines():
+        line = line.strip()
+        if line.startswith("{") and '"success"' in line:
+            stats = json.loads(line)
+    if stats is None:
+        raise Broken("go-ftw (status %d) printed no summary:\n%s\n%s"
+                     % (rc, stdout[-2000:], stderr[-4000:]))
+    return stats, None, stderr
+
+
+def run_suite(a, paths, work, ftw):
+    """Start backend + Apache, run go-ftw; returns (stats, disabled, gave_up, sanitizer)."""
+    engine_conf, rule_files = write_confs(work, paths)
+    chown_for_workers(work)
+    disabled = disabled_tests(paths["tests"])
+    backend_kind = a.backend or paths["backend"]
+    with hz.Backend.start(backend_kind, log_dir=work) as be:
+        cfg = hz.ApacheConfig(a.engine, be.port, engine_conf=engine_conf, rule_files=rule_files,
+                              module_so=a.module, sanitize=a.sanitize, port=a.port,
+                              run_dir=os.path.join(work, "apache"))
+        ap = hz.Apache(cfg)
+        try:
+            ap.start()
+            cfg_path = ftw_config(work, ap.error_log, ap.port)
+            if a.include:
+                stats, gave_up = run_with_reruns(ftw, cfg_path, paths, [], a.include, work, a.timeout)
+                if stats is None:
+                    raise Broken("go-ftw kept aborting with retry-once (last on %s)" % gave_up[0])
+            else:
+                stats, gave_up = run_two_passes(ftw, cfg_path, paths, disabled, work, a.timeout)
+        finally:
+            ap.stop()
+    # After the stop: reports of workers that died at shutdown count too.
+    return stats, disabled, gave_up, ap.sanitizer_reports() if a.sanitize else []
+
+
+def run_with_reruns(ftw, cfg_path, paths, exclude, include, work, timeout, tag="all",
+                    attempts=MAX_ATTEMPTS):
+    """One go-ftw run, rerun (at most `attempts` times) while it aborts
+    with retry-once. Returns (stats, []) or (None, [aborted test])."""
+    aborted = None
+    for attempt in range(1, attempts + 1):
+        stats, aborted, _ = run_ftw(ftw, cfg_path, paths, exclude, include, work,
+                                    "%s-%d" % (tag, attempt), timeout)
+        if stats is not None:
+            return stats, []
+        hz.log("go-ftw aborted with retry-once (test %s failed twice); rerunning" % aborted)
+    return None, [aborted]
+
+
+def run_two_passes(ftw, cfg_path, paths, disabled, work, timeout):
+    """All tests but the retry_once ones in one go-ftw run, then each
+    retry_once test alone (rerun while it aborts, bounded): an abort then
+    means that test failed, and the counts of the others are kept."""
+    apart = [t for t in retry_once_tests(paths["tests"]) if t not in disabled]
+    stats, _ = run_with_reruns(ftw, cfg_path, paths, disabled + apart, None, work, timeout)
+    if stats is None:
+        raise Broken("go-ftw kept aborting with retry-once")
+    stats["skipped"] = [t for t in stats.get("skipped") or [] if t not in apart]
+    gave_up = []
+    for t in apart:
+        # go-ftw itself already tries such a test twice per call.
+        one, _ = run_with_reruns(ftw, cfg_path, paths, [], "^%s$" % re.escape(t), work,
+                                 timeout, tag=t, attempts=2)
+        if one is None:
+            gave_up.append(t)
+            continue
+        for key in ("success", "failed", "forced-pass", "forced-fail", "ignored"):
+            if t in (one.get(key) or []):
+                stats.setdefault(key, []).append(t)
+        for k, v in (one.get("triggered-rules") or {}).items():
+            if k == t:
+                stats.setdefault("triggered-rules", {})[k] = v
+    return stats, gave_up
+
+
+def summarize(a, stats, disabled, gave_up, elapsed, sanit):
+    passed = sorted(stats.get("success") or []) + sorted(stats.get("forced-pass") or [])
+    failed = sorted(set((stats.get("failed") or []) + (stats.get("forced-fail") or []) + gave_up))
+    skipped = sorted(set(stats.get("skipped") or []) - set(gave_up) - set(failed))
+    ignored = sorted(stats.get("ignored") or [])
+    label = "crs-%s" % a.crs
+    line = "%s: %d passed, %d failed" % (label, len(passed), len(failed))
+    if skipped:
+        line += ", %d skipped" % len(skipped)
+    if a.report:
+        write_report(a, stats, passed, failed, skipped, ignored, gave_up, elapsed, sanit, line)
+    if failed:
+        print("%s failing: %s" % (label, " ".join(failed)))
+    if ignored:
+        print("%s ignored: %s" % (label, " ".join(ignored)))
+    print("%s: run took %.0fs (engine %s)" % (label, elapsed, a.engine))
+    print(line)
+    return len(passed), len(failed)
+
+
+def write_report(a, stats, passed, failed, skipped, ignored, gave_up, elapsed, sanit, line):
+    trig = stats.get("triggered-rules") or {}
+    os.makedirs(os.path.dirname(os.path.abspath(a.report)), exist_ok=True)
+    with open(a.report, "w") as f:
+        f.write("# CRS %s regression suite: engine `%s`\n\n" % (a.crs, a.engine))
+        f.write("`%s` (run took %.0f s, %s)\n\n" % (line, elapsed, time.strftime("%Y-%m-%d %H:%M")))
+        f.write("| passed | failed | skipped | ignored |\n|---|---|---|---|\n")
+        f.write("| %d | %d | %d | %d |\n\n" % (len(passed), len(failed), len(skipped), len(ignored)))
+        if sanit:
+            f.write("## Sanitizer reports\n\n```\n%s\n```\n\n" % "\n".join(sanit)[:20000])
+        f.write("## Failing tests\n\n")
+        if not failed:
+            f.write("None.\n\n")
+        else:
+            f.write("| test | rules logged, per stage |\n|---|---|\n")
+            for t in failed:
+                stages = trig.get(t)
+                why = ("retry_once test: go-ftw aborted on it every time (failed twice per run)" if t in gave_up
+                       else "; ".join(" ".join(str(i) for i in (s or [])) or "(none)"
+                                      for s in (stages or [])) or "(no stage data)")
+                f.write("| %s | %s |\n" % (t, why))
+            f.write("\n")
+        if skipped:
+            f.write("## Skipped (disabled by CRS: `meta.enabled: false`)\n\n%s\n\n" % " ".join(skipped))
+        if ignored:
+            f.write("## Ignored\n\n%s\n" % " ".join(ignored))
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--crs", choices=("v3", "v4"), required=True)
+    p.add_argument("--engine", choices=hz.ENGINES, default="bulwark")
+    p.add_argument("--module", help="mod_bulwark.so (default: BW_MODULE or build/out/.libs)")
+    p.add_argument("--report", help="write a markdown report here")
+    p.add_argument("--floor", type=int, help="exit 1 when fewer tests pass")
+    p.add_argument("--include", help="go-ftw --include regex (dev; disabled tests are then not excluded)")
+    p.add_argument("--backend", choices=("albedo", "httpbin"), help="backend (default: httpbin for v3, as CRS 3.3 CI; albedo for v4)")
+    p.add_argument("--sanitize", action="store_true", default=None,
+                   help="module under ASan+UBSan (LD_PRELOAD); exit 3 on any report")
+    p.add_argument("--port", type=int, help="Apache port (default: a free one)")
+    p.add_argument("--timeout", type=int, default=1800, help="bound for one go-ftw run, seconds")
+    p.add_argument("--keep", action="store_true", help="keep the run directory")
+    a = p.parse_args(argv)
+    hz.cleanup_on_signals()
+
+    label = "crs-%s" % a.crs
+    shared = hz.shared_dir()
+    paths = suite_paths(a.crs, shared)
+    ftw = os.path.join(hz.tools_bin(), "go-ftw")
+    work = tempfile.mkdtemp(prefix="bw-crs-%s-" % a.crs)
+    t0 = time.monotonic()
+    try:
+        for key in ("rules", "setup", "overrides", "tests", "ci"):
+            if not os.path.exists(paths[key]):
+                raise Broken("missing %s: %s (BW_SHARED=%s)" % (key, paths[key], shared))
+        if not os.access(ftw, os.X_OK):
+            raise Broken("go-ftw not found at %s: run tools/ftw/build.sh" % ftw)
+        stats, disabled, gave_up, sanit = run_suite(a, paths, work, ftw)
+    except (Broken, hz.HarnessError, OSError, subprocess.SubprocessError) as e:
+        print("%s: run broke: %s" % (label, e), file=sys.stderr)
+        print("%s: run broke" % label)
+        return 2
+    finally:
+        if a.keep:
+            print("%s: run dir kept: %s" % (label, work), file=sys.stderr)
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+    passed, _ = summarize(a, stats, disabled, gave_up, time.monotonic() - t0, sanit)
+    if sanit:
+        print("%s: sanitizer reports found:\n%s" % (label, "\n".join(sanit)[:8000]))
+        return 3
+    if a.floor is not None and passed < a.floor:
+        print("%s: %d passed is below the floor of %d" % (label, passed, a.floor))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,687 @@
+#!/usr/bin/env python3
+"""Test harness: a real Apache 2.4 reverse proxy with a WAF engine, in front
+of a loopback backend, in a throw-away run directory.
+
+The CRS runner, the regression runner and the demo all start Apache the same
+way through this module, so that a difference between the engines (Bulwark,
+Debian's mod_security2, or none) is never a difference of harness.
+
+Python 3 standard library only (Debian 12's python3).
+
+Library use:
+    with Backend.start("albedo") as be, Apache(ApacheConfig(...)) as ap:
+        ...  # ap.port, ap.error_log
+
+CLI: see `bwharness.py --help` (start / stop / status / configtest).
+"""
+
+import argparse
+import contextlib
+import glob
+import http.client
+import os
+import pwd
+import grp
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
+
+APACHE_BIN = os.environ.get("BW_APACHE", "apache2")
+MODULES_DIR = os.environ.get("BW_APACHE_MODULES", "/usr/lib/apache2/modules")
+MODSEC2_SO = os.environ.get("BW_MODSEC2_SO", os.path.join(MODULES_DIR, "mod_security2.so"))
+
+ENGINES = ("bulwark", "modsec2", "none")
+
+# Modules every run loads; the WAF module comes after them.
+BASE_MODULES = [
+    ("mpm_event_module", "mod_mpm_event.so"),
+    ("authz_core_module", "mod_authz_core.so"),
+    ("mime_module", "mod_mime.so"),
+    ("env_module", "mod_env.so"),
+    ("setenvif_module", "mod_setenvif.so"),
+    ("headers_module", "mod_headers.so"),
+    ("proxy_module", "mod_proxy.so"),
+    ("proxy_http_module", "mod_proxy_http.so"),
+    ("unique_id_module", "mod_unique_id.so"),
+    # mod_alias: Redirect-free, but regression configs may use Alias/Redirect.
+    ("alias_module", "mod_alias.so"),
+]
+
+
+class HarnessError(RuntimeError):
+    """A run could not be set up (Apache or the backend would not start...)."""
+
+
+def log(msg):
+    print("harness: " + msg, file=sys.stderr, flush=True)
+
+
+def tools_bin():
+    """Where tools/ftw/build.sh puts go-ftw and albedo."""
+    return os.path.join(os.environ.get("BW_TOOLS", os.path.join(REPO, ".tools")), "bin")
+
+
+def shared_dir():
+    """The read-only shared data (CRS rules and tests), beside the repo."""
+    return os.path.abspath(os.environ.get("BW_SHARED", os.path.join(REPO, "..", "shared")))
+
+
+def free_port():
+    """A TCP port on 127.0.0.1 that is free right now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_http(port, deadline, path="/", host="localhost", proc=None):
+    """Poll until something answers HTTP on 127.0.0.1:port; return the status.
+
+    Any status counts as ready (a WAF may answer 403). proc, when given, is a
+    process whose early death means it will never be ready."""
+    last = None
+    while time.monotonic() < deadline:
+        if proc is not None and proc.poll() is not None:
+            raise HarnessError("process exited with status %s before it was ready" % proc.returncode)
+        try:
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
+            conn.request("GET", path, headers={"Host": host, "User-Agent": "bulwark-harness"})
+            status = conn.getresponse().status
+            conn.close()
+            return status
+        except (OSError, http.client.HTTPException) as e:
+            last = e
+            time.sleep(0.1)
+    raise HarnessError("nothing answered on 127.0.0.1:%d in time (%s)" % (port, last))
+
+
+def pid_alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    # A zombie is as good as gone; /proc tells us.
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().split(") ", 1)[1][:1] != "Z"
+    except OSError:
+        return False
+
+
+def cleanup_on_signals():
+    """Turn SIGTERM/SIGHUP into SystemExit so `finally:` blocks stop Apache
+    and the backend when a runner is killed (CI time-out, Ctrl-C is already
+    KeyboardInterrupt)."""
+    def handler(signum, _frame):
+        raise SystemExit(128 + signum)
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, handler)
+
+
+def kill_group(pgid, sig):
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, sig)
+
+
+# --------------------------------------------------------------------------
+# Backends
+
+class Backend:
+    """A loopback HTTP backend in its own process group.
+
+    kind: "albedo" (CRS's reflector; /reflect for response tests),
+    "httpbin" (what CRS 3.3.x's CI used; from a venv, see ensure_httpbin) or
+    "demo" (tools/demo/backend.py, standard library only)."""
+
+    def __init__(self, kind, port=None, log_dir=None):
+        self.kind = kind
+        self.port = port or free_port()
+        self.log_dir = log_dir
+        self.proc = None
+        self._logf = None
+
+    @classmethod
+    def start(cls, kind, port=None, log_dir=None, timeout=30):
+        be = cls(kind, port, log_dir)
+        be._start(timeout)
+        return be
+
+    def _command(self):
+        if self.kind == "albedo":
+            exe = os.path.join(tools_bin(), "albedo")
+            if not os.access(exe, os.X_OK):
+                raise HarnessError("albedo not built: run tools/ftw/build.sh (looked in %s)" % exe)
+            return [exe, "--bind", "127.0.0.1", "--port", str(self.port)]
+        if self.kind == "httpbin":
+            py = ensure_httpbin()
+            return [py, "-m", "gunicorn", "--bind", "127.0.0.1:%d" % self.port,
+                    "--workers", "2", "--threads", "4", "--log-level", "warning",
+                    "httpbin:app"]
+        if self.kind == "demo":
+            return [sys.executable, os.path.join(REPO, "tools", "demo", "backend.py"),
+                    "--port", str(self.port)]
+        raise HarnessError("unknown backend %r" % self.kind)
+
+    def _start(self, timeout):
+        cmd = self._command()
+        out = subprocess.DEVNULL
+        if self.log_dir:
+            self._logf = open(os.path.join(self.log_dir, "backend-%s.log" % self.kind), "ab")
+            out = self._logf
+        self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=out,
+                                     start_new_session=True)
+        try:
+            wait_http(self.port, time.monotonic() + timeout, proc=self.proc)
+        except HarnessError as e:
+            self.stop()
+            raise HarnessError("backend %s: %s" % (self.kind, e))
+
+    def stop(self):
+        if self.proc is not None:
+            kill_group(self.proc.pid, signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                kill_group(self.proc.pid, signal.SIGKILL)
+                self.proc.wait(timeout=10)
+            # Workers (gunicorn) share the group: make sure none is left.
+            kill_group(self.proc.pid, signal.SIGKILL)
+            self.proc = None
+        if self._logf:
+            self._logf.close()
+            self._logf = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.stop()
+
+
+def httpbin_venv():
+    return os.path.join(os.environ.get("BW_TOOLS", os.path.join(REPO, ".tools")), "httpbin-venv")
+
+
+def ensure_httpbin():
+    """Python of a venv holding httpbin + gunicorn from PyPI, made on first use."""
+    venv = httpbin_venv()
+    py = os.path.join(venv, "bin", "python")
+    probe = [py, "-c", "import httpbin, gunicorn"]
+    if os.access(py, os.X_OK) and subprocess.call(probe, stderr=subprocess.DEVNULL) == 0:
+        return py
+    log("creating httpbin venv in %s" % venv)
+    subprocess.check_call(["/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable,
+                           "-m", "venv", venv])
+    pip = [py, "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
+    subprocess.check_call(pip + ["-r", os.path.join(HERE, "httpbin-requirements.txt")])
+    subprocess.check_call(probe)
+    return py
+
+
+# --------------------------------------------------------------------------
+# Apache
+
+def sanitizer_preload():
+    """Libraries to LD_PRELOAD for a module built with ASan+UBSan.
+
+    An ASan-instrumented module dlopen()ed by a plain apache2 needs the ASan
+    runtime loaded first. BW_ASAN_LIBS (colon-separated) overrides; default is
+    gcc's libasan and libubsan (CC may name another gcc)."""
+    if os.environ.get("BW_ASAN_LIBS"):
+        return os.environ["BW_ASAN_LIBS"]
+    cc = os.environ.get("BW_SANITIZER_CC", "gcc")
+    libs = []
+    for name in ("libasan.so", "libubsan.so"):
+        try:
+            path = subprocess.check_output([cc, "-print-file-name=" + name], text=True).strip()
+        except (OSError, subprocess.CalledProcessError):
+            path = ""
+        if not os.path.isabs(path) or not os.path.exists(path):
+            raise HarnessError("sanitizer run: %s -print-file-name=%s found nothing" % (cc, name))
+        libs.append(os.path.realpath(path))
+    return ":".join(libs)
+
+
+class ApacheConfig:
+    """What one Apache run looks like.
+
+    engine:       "bulwark" | "modsec2" | "none"
+    engine_conf:  engine settings file (Include'd first), or None
+    rule_files:   rule files Include'd after it, in order (globs allowed)
+    extra_conf:   raw config text placed after the rules inside the server
+                  (e.g. <Location> blocks of a regression test)
+    backend_port: where ProxyPass sends requests
+    port:         Listen port on 127.0.0.1 (None: a free one)
+    module_so:    mod_bulwark.so path (bulwark engine)
+    sanitize:     preload ASan/UBSan runtimes (also BW_SANITIZE=1)
+    """
+
+    def __init__(self, engine, backend_port, engine_conf=None, rule_files=(), extra_conf="",
+                 port=None, module_so=None, sanitize=None, log_level=None, run_dir=None,
+                 threads=None):
+        if engine not in ENGINES:
+            raise HarnessError("engine must be one of %s" % ", ".join(ENGINES))
+        self.engine = engine
+        self.backend_port = backend_port
+        self.engine_conf = engine_conf
+        self.rule_files = list(rule_files)
+        self.extra_conf = extra_conf
+        self.port = port
+        self.module_so = module_so or default_module_so()
+        if sanitize is None:
+            sanitize = os.environ.get("BW_SANITIZE", "") not in ("", "0")
+        self.sanitize = sanitize
+        self.log_level = log_level or os.environ.get("BW_LOGLEVEL", "notice")
+        self.run_dir = run_dir
+        self.threads = threads or 25
+
+
+def default_module_so():
+    """mod_bulwark.so: BW_MODULE, else <BW_BUILD_DIR or build/out>/.libs/."""
+    if os.environ.get("BW_MODULE"):
+        return os.path.abspath(os.environ["BW_MODULE"])
+    build = os.environ.get("BW_BUILD_DIR", os.path.join(REPO, "build", "out"))
+    for cand in (os.path.join(build, ".libs", "mod_bulwark.so"),
+                 os.path.join(build, "apache2", ".libs", "mod_bulwark.so")):
+        if os.path.exists(cand):
+            return os.path.abspath(cand)
+    return os.path.abspath(os.path.join(build, ".libs", "mod_bulwark.so"))
+
+
+def run_user():
+    """User/Group for the workers when Apache starts as root (CI)."""
+    for name in (os.environ.get("BW_APACHE_USER"), "www-data", "nobody"):
+        if not name:
+            continue
+        try:
+            pw = pwd.getpwnam(name)
+        except KeyError:
+            continue
+        return pw.pw_name, grp.getgrgid(pw.pw_gid).gr_name, pw.pw_uid, pw.pw_gid
+    raise HarnessError("no unprivileged user for Apache's workers (set BW_APACHE_USER)")
+
+
+def waf_conf_lines(cfg):
+    """The engine part: LoadModule + engine settings + rules."""
+    lines = []
+    if cfg.engine == "bulwark":
+        if not os.path.exists(cfg.module_so):
+            raise HarnessError("mod_bulwark.so not found at %s (build the project, or set BW_MODULE)"
+                               % cfg.module_so)
+        lines.append("LoadModule bulwark_module %s" % cfg.module_so)
+    elif cfg.engine == "modsec2":
+        if not os.path.exists(MODSEC2_SO):
+            raise HarnessError("mod_security2 not found at %s (apt-get install libapache2-mod-security2)"
+                               % MODSEC2_SO)
+        lines.append("LoadModule security2_module %s" % MODSEC2_SO)
+    if cfg.engine == "none":
+        return lines
+    if cfg.engine_conf:
+        lines.append("Include %s" % os.path.abspath(cfg.engine_conf))
+    for rf in cfg.rule_files:
+        lines.append("Include %s" % os.path.abspath(rf))
+    return lines
+
+
+def render_httpd_conf(cfg, run_dir, port):
+    user = run_user() if os.geteuid() == 0 else None
+    mods = "\n".join("LoadModule %s %s" % (name, os.path.join(MODULES_DIR, so))
+                     for name, so in BASE_MODULES)
+    waf = "\n".join(waf_conf_lines(cfg))
+    usr = ("User %s\nGroup %s" % (user[0], user[1])) if user else "# not root: workers keep our user"
+    return f"""# Generated by tests/harness/bwharness.py for one test run.
+ServerRoot "{run_dir}"
+DefaultRuntimeDir "{run_dir}"
+PidFile "{run_dir}/httpd.pid"
+Mutex file:{run_dir} default
+ScoreBoardFile "{run_dir}/scoreboard"
+Listen 127.0.0.1:{port}
+ServerName localhost
+ServerAdmin root@localhost
+ServerTokens Full
+{mods}
+{usr}
+StartServers 1
+ServerLimit 4
+ThreadsPerChild {cfg.threads}
+ThreadLimit {cfg.threads}
+MaxRequestWorkers {4 * cfg.threads}
+MinSpareThreads 1
+MaxSpareThreads {4 * cfg.threads}
+MaxConnectionsPerChild 0
+Timeout 30
+KeepAlive On
+MaxKeepAliveRequests 1000
+KeepAliveTimeout 5
+HostnameLookups Off
+TypesConfig /etc/mime.types
+ErrorLog "{run_dir}/error.log"
+LogLevel {cfg.log_level}
+LogFormat "%h %l %u %t \\"%r\\" %>s %b \\"%{{User-Agent}}i\\" %D" timed
+CustomLog "{run_dir}/access.log" timed
+DocumentRoot "{run_dir}/htdocs"
+<Directory />
+    AllowOverride None
+    Require all granted
+</Directory>
+ProxyRequests Off
+ProxyPreserveHost On
+ProxyPass / http://127.0.0.1:{cfg.backend_port}/ retry=0 timeout=30
+ProxyPassReverse / http://127.0.0.1:{cfg.backend_port}/
+
+# ---- WAF engine ({cfg.engine}) ----
+{waf}
+
+# ---- extra configuration ----
+{cfg.extra_conf}
+"""
+
+
+class Apache:
+    """One Apache started with `apache2 -f CONF -k start`; stop() always cleans up."""
+
+    def __init__(self, cfg, keep=False):
+        self.cfg = cfg
+        self.keep = keep or os.environ.get("BW_KEEP_RUN", "") not in ("", "0")
+        self.port = cfg.port or free_port()
+        self.own_dir = cfg.run_dir is None
+        self.run_dir = cfg.run_dir or tempfile.mkdtemp(prefix="bw-apache-")
+        self.run_dir = os.path.abspath(self.run_dir)
+        self.conf = os.path.join(self.run_dir, "httpd.conf")
+        self.error_log = os.path.join(self.run_dir, "error.log")
+        self.pid = None
+        self.started = False
+
+    # -- setup -------------------------------------------------------------
+    def prepare(self):
+        """Write the run dir and config; returns the config path."""
+        for sub in ("htdocs", "modsec/tmp", "modsec/data", "modsec/upload", "asan"):
+            os.makedirs(os.path.join(self.run_dir, sub), exist_ok=True)
+        if os.geteuid() == 0:
+            # Workers run unprivileged and write SecDataDir/SecTmpDir/upload
+            # files and sanitizer reports; the dir must be reachable.
+            _, _, uid, gid = run_user()
+            os.chmod(self.run_dir, 0o755)
+            for sub in ("modsec", "modsec/tmp", "modsec/data", "modsec/upload", "asan"):
+                os.chown(os.path.join(self.run_dir, sub), uid, gid)
+        with open(self.conf, "w") as f:
+            f.write(render_httpd_conf(self.cfg, self.run_dir, self.port))
+        return self.conf
+
+    def env(self):
+        env = dict(os.environ)
+        env.setdefault("LANG", "C")
+        if self.cfg.sanitize:
+            asan_log = os.path.join(self.run_dir, "asan", "report")
+            env["LD_PRELOAD"] = sanitizer_preload()
+            env["ASAN_OPTIONS"] = os.environ.get(
+                "BW_ASAN_OPTIONS",
+                "detect_leaks=0:abort_on_error=0:halt_on_error=1:allocator_may_return_null=1:"
+                "log_path=%s" % asan_log)
+            env["UBSAN_OPTIONS"] = os.environ.get(
+                "BW_UBSAN_OPTIONS",
+                "print_stacktrace=1:halt_on_error=0:log_path=%s" % asan_log)
+        return env
+
+    def command(self, *args):
+        return [APACHE_BIN, "-d", self.run_dir, "-f", self.conf] + list(args)
+
+    def configtest(self):
+        """`apache2 -t`; returns (ok, combined output)."""
+        self.prepare()
+        p = subprocess.run(self.command("-t"), env=self.env(), stdin=subprocess.DEVNULL,
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                           errors="replace", timeout=120)
+        return p.returncode == 0, p.stdout
+
+    # -- start/stop ----------------------------------------------------------
+    def start(self, timeout=None):
+        timeout = timeout or float(os.environ.get("BW_START_TIMEOUT", "60"))
+        self.prepare()
+        deadline = time.monotonic() + timeout
+        p = subprocess.run(self.command("-k", "start"), env=self.env(), stdin=subprocess.DEVNULL,
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                           errors="replace", timeout=timeout)
+        self.started = True
+        if p.returncode != 0:
+            self.stop()
+            raise HarnessError("apache2 -k start failed (status %d):\n%s%s"
+                               % (p.returncode, p.stdout, self.error_tail()))
+        pidfile = os.path.join(self.run_dir, "httpd.pid")
+        while time.monotonic() < deadline and self.pid is None:
+            try:
+                with open(pidfile) as f:
+                    self.pid = int(f.read().strip() or "0") or None
+            except (OSError, ValueError):
+                time.sleep(0.05)
+        if self.pid is None:
+            self.stop()
+            raise HarnessError("Apache wrote no pid file:\n%s" % self.error_tail())
+        try:
+            wait_http(self.port, deadline)
+        except HarnessError as e:
+            self.stop()
+            raise HarnessError("Apache did not answer: %s\n%s" % (e, self.error_tail()))
+        return self
+
+    def error_tail(self, n=30):
+        try:
+            with open(self.error_log, errors="replace") as f:
+                return "".join(f.readlines()[-n:])
+        except OSError:
+            return ""
+
+    def stop(self, timeout=20):
+        """Stop Apache and everything it started; never leaves a process."""
+        if self.started:
+            pid = self.pid or self._read_pid()
+            subprocess.run(self.command("-k", "stop"), env=self.env(), stdin=subprocess.DEVNULL,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=60)
+            if pid:
+                deadline = time.monotonic() + timeout
+                while pid_alive(pid) and time.monotonic() < deadline:
+                    time.sleep(0.05)
+                # The daemonised parent leads its own process group (setsid);
+                # its children share it. Kill whatever is left of that group.
+                kill_group(pid, signal.SIGKILL)
+            self.started = False
+        if self.own_dir and not self.keep:
+            shutil.rmtree(self.run_dir, ignore_errors=True)
+
+    def _read_pid(self):
+        try:
+            with open(os.path.join(self.run_dir, "httpd.pid")) as f:
+                return int(f.read().strip())
+        except (OSError, ValueError):
+            return None
+
+    def sanitizer_reports(self):
+        """Sanitizer findings: report files plus error-log lines."""
+        found = []
+        for path in sorted(glob.glob(os.path.join(self.run_dir, "asan", "report*"))):
+            with open(path, errors="replace") as f:
+                text = f.read()
+            if text.strip():
+                found.append("%s:\n%s" % (path, text))
+        found.extend(sanitizer_lines(self.error_log))
+        return found
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.stop()
+
+
+SANITIZER_MARKERS = ("ERROR: AddressSanitizer", "runtime error:", "ERROR: LeakSanitizer",
+                     "SUMMARY: AddressSanitizer", "SUMMARY: UndefinedBehaviorSanitizer")
+
+
+def sanitizer_lines(path):
+    out = []
+    try:
+        with open(path, errors="replace") as f:
+            for line in f:
+                if any(m in line for m in SANITIZER_MARKERS):
+                    out.append(line.rstrip("\n"))
+    except OSError:
+        pass
+    return out
+
+
+# --------------------------------------------------------------------------
+# CLI: start a detached proxy (the demo uses this), stop it, test a config.
+
+STATE = "harness.state"
+
+
+def _write_state(run_dir, **kv):
+    with open(os.path.join(run_dir, STATE), "w") as f:
+        for k, v in kv.items():
+            f.write("%s=%s\n" % (k, v))
+
+
+def _read_state(run_dir):
+    state = {}
+    with open(os.path.join(run_dir, STATE)) as f:
+        for line in f:
+            k, _, v = line.rstrip("\n").partition("=")
+            state[k] = v
+    return state
+
+
+def cmd_start(a):
+    os.makedirs(a.run_dir, exist_ok=True)
+    run_dir = os.path.abspath(a.run_dir)
+    extra = ""
+    for path in a.extra_conf or ():
+        with open(path) as f:
+            extra += f.read() + "\n"
+    be = Backend.start(a.backend, port=a.backend_port, log_dir=run_dir)
+    try:
+        cfg = ApacheConfig(a.engine, be.port, engine_conf=a.engine_conf, rule_files=a.rules,
+                           extra_conf=extra, port=a.port, module_so=a.module, sanitize=a.sanitize,
+                           log_level=a.log_level, run_dir=run_dir)
+        ap = Apache(cfg).start()
+    except BaseException:
+        be.stop()
+        raise
+    # Detach: the backend lives in its own session already; just forget it.
+    _write_state(run_dir, backend_pid=be.proc.pid, backend_port=be.port,
+                 apache_pid=ap.pid, port=ap.port, conf=ap.conf, engine=a.engine)
+    print("started: http://127.0.0.1:%d/ (engine %s, backend %s on 127.0.0.1:%d)"
+          % (ap.port, a.engine, a.backend, be.port))
+    print("error log: %s" % ap.error_log)
+    return 0
+
+
+def cmd_stop(a):
+    run_dir = os.path.abspath(a.run_dir)
+    try:
+        st = _read_state(run_dir)
+    except OSError:
+        log("nothing to stop in %s" % run_dir)
+        return 0
+    cfg_path = st.get("conf")
+    pid = int(st.get("apache_pid") or 0)
+    if cfg_path and os.path.exists(cfg_path):
+        subprocess.run([APACHE_BIN, "-d", run_dir, "-f", cfg_path, "-k", "stop"],
+                       stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                       timeout=60)
+    deadline = time.monotonic() + 20
+    while pid and pid_alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    if pid:
+        kill_group(pid, signal.SIGKILL)
+    bpid = int(st.get("backend_pid") or 0)
+    if bpid:
+        kill_group(bpid, signal.SIGTERM)
+        deadline = time.monotonic() + 10
+        while pid_alive(bpid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        kill_group(bpid, signal.SIGKILL)
+    os.unlink(os.path.join(run_dir, STATE))
+    print("stopped (logs kept in %s)" % run_dir)
+    return 0
+
+
+def cmd_status(a):
+    try:
+        st = _read_state(os.path.abspath(a.run_dir))
+    except OSError:
+        print("not running")
+        return 1
+    pid = int(st.get("apache_pid") or 0)
+    if pid and pid_alive(pid):
+        print("running: http://127.0.0.1:%s/ (engine %s, pid %d)" % (st["port"], st["engine"], pid))
+        return 0
+    print("not running (stale state in %s)" % a.run_dir)
+    return 1
+
+
+def cmd_configtest(a):
+    cfg = ApacheConfig(a.engine, a.backend_port or 9, engine_conf=a.engine_conf, rule_files=a.rules,
+                       module_so=a.module, sanitize=a.sanitize, log_level=a.log_level)
+    ap = Apache(cfg)
+    try:
+        ok, out = ap.configtest()
+    finally:
+        ap.stop()
+    sys.stdout.write(out)
+    return 0 if ok else 1
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(prog="bwharness.py",
+                                description="Start/stop Apache + a WAF engine as a loopback reverse proxy.")
+    sub = p.add_subparsers(dest="cmd", required=True)
+
+    def common(sp):
+        sp.add_argument("--engine", choices=ENGINES, default="bulwark")
+        sp.add_argument("--engine-conf", help="engine settings file")
+        sp.add_argument("--rules", nargs="*", default=[], help="rule files (Include'd in order)")
+        sp.add_argument("--module", help="path of mod_bulwark.so (default: build/out/.libs)")
+        sp.add_argument("--sanitize", action="store_true", default=None,
+                        help="LD_PRELOAD the ASan/UBSan runtimes (also BW_SANITIZE=1)")
+        sp.add_argument("--log-level", help="Apache LogLevel (default notice)")
+        sp.add_argument("--backend-port", type=int)
+
+    sp = sub.add_parser("start", help="start backend + Apache and detach")
+    common(sp)
+    sp.add_argument("--run-dir", required=True)
+    sp.add_argument("--port", type=int, help="Listen port on 127.0.0.1 (default: a free one)")
+    sp.add_argument("--backend", choices=("albedo", "httpbin", "demo"), default="albedo")
+    sp.add_argument("--extra-conf", nargs="*", help="files appended to the server config")
+    sp.set_defaults(func=cmd_start)
+
+    sp = sub.add_parser("stop", help="stop what `start` started in --run-dir")
+    sp.add_argument("--run-dir", required=True)
+    sp.set_defaults(func=cmd_stop)
+
+    sp = sub.add_parser("status", help="tell whether --run-dir's Apache runs")
+    sp.add_argument("--run-dir", required=True)
+    sp.set_defaults(func=cmd_status)
+
+    sp = sub.add_parser("configtest", help="apache2 -t with this engine and rules")
+    common(sp)
+    sp.set_defaults(func=cmd_configtest)
+
+    a = p.parse_args(argv)
+    cleanup_on_signals()
+    try:
+        return a.func(a)
+    except HarnessError as e:
+        log(str(e))
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
