@@ -40,6 +40,9 @@ typedef struct bw_program_s bw_program_t;
 typedef struct bw_tx_s bw_tx_t;
 typedef struct bw_rule_s bw_rule_t;
 
+/* Once per process, before any thread uses the engine. */
+void bw_engine_init(void);
+
 /* ---- settings ---------------------------------------------------------- */
 
 /* Every Sec* setting of one context. Unset values are -1 / NULL and are

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <apr_general.h>
 #include "cli.h"
+#include "bw_engine.h"
 
 static void usage(FILE *out)
 {
@@ -38,6 +39,7 @@ int main(int argc, const char *const *argv)
     }
     atexit(apr_terminate);
     apr_pool_create(&pool, NULL);
+    bw_engine_init();
     if (argc < 2) {
         usage(stderr);
         return 2;
