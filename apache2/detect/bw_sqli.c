@@ -343,7 +343,8 @@ static int empty_call(sq_gram_t *g)
     g->alias_used = 0;
     if (lv->sens && (g->ctx != BW_SQLI_CTX_ASIS || g->depth > 0 || !lv->first))
         return ev(g, BW_SQLI_EV_CALL);
-    g->sens_start = lv->sens;     /* version(): counts if nothing else follows */
+    if (lv->sens)
+        g->sens_start = 1;        /* version(): counts if the walk stays valid */
     return 0;
 }
 
