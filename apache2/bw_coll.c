@@ -1,90 +1,111 @@
 /*
  * Keyed collections (TX, IP, SESSION…): case-insensitive keys that keep the
  * spelling they were first set with, insertion order for listing.
+ *
+ * CRS reads and writes TX variables hundreds of times per request, so the
+ * table is our own: open addressing with an ASCII case-insensitive hash and
+ * compare, so a lookup neither lowercases nor allocates.
  */
 #include <string.h>
 #include "bw_internal.h"
 
+static inline unsigned char lc(unsigned char c)
+{
+    return (c >= 'A' && c <= 'Z') ? (unsigned char)(c + 32) : c;
+}
+
+static uint32_t hash_ci(bw_str_t k)
+{
+    uint32_t h = 2166136261u;
+    size_t i;
+    for (i = 0; i < k.len; i++)
+        h = (h ^ lc((unsigned char)k.data[i])) * 16777619u;
+    return h;
+}
+
+static void table_init(apr_pool_t *p, bw_coll_t *c, size_t cap)
+{
+    c->cap = cap;
+    c->used = 0;
+    c->slots = apr_pcalloc(p, sizeof(bw_kv_t *) * cap);
+}
+
 bw_coll_t *bw_coll_create(apr_pool_t *p, const char *name)
 {
-    bw_coll_t *c = apr_palloc(p, sizeof(*c));
+    bw_coll_t *c = apr_pcalloc(p, sizeof(*c));
     c->name = name;
-    c->h = apr_hash_make(p);
     c->order = apr_array_make(p, 16, sizeof(bw_kv_t *));
-    c->path = NULL;
-    c->orig = NULL;
-    c->abs_set = NULL;
-    c->dirty = 0;
+    table_init(p, c, 32);
     return c;
 }
 
-/* Keys are compared in lower case; short keys are lowered on the stack. */
-#define KEYBUF 128
-
-static const char *lower_key(bw_str_t key, char *buf, apr_pool_t *p)
+/* Slot holding key, or the empty slot where it would go. Deleted entries
+ * stay as tombstones (kv->name.data == NULL) so probe chains hold. */
+static bw_kv_t **slot_for(const bw_coll_t *c, bw_str_t key, int for_insert)
 {
-    char *d = key.len < KEYBUF ? buf : apr_palloc(p, key.len + 1);
-    size_t i;
-    for (i = 0; i < key.len; i++) {
-        char ch = key.data[i];
-        d[i] = (ch >= 'A' && ch <= 'Z') ? (char)(ch + 32) : ch;
+    size_t i = hash_ci(key) & (c->cap - 1);
+    bw_kv_t **tomb = NULL;
+    for (;;) {
+        bw_kv_t **s = &c->slots[i];
+        if (!*s)
+            return (for_insert && tomb) ? tomb : s;
+        if (!(*s)->name.data) {
+            if (!tomb)
+                tomb = s;
+        } else if (bw_str_eq_ci((*s)->name, key)) {
+            return s;
+        }
+        i = (i + 1) & (c->cap - 1);
     }
-    d[key.len] = '\0';
-    return d;
 }
 
 const bw_kv_t *bw_coll_get(const bw_coll_t *c, bw_str_t key)
 {
-    char buf[KEYBUF];
-    const char *k;
-    if (key.len >= KEYBUF) {
-        /* rare: long keys compare without a copy */
-        apr_hash_index_t *hi;
-        for (hi = apr_hash_first(NULL, c->h); hi; hi = apr_hash_next(hi)) {
-            const bw_kv_t *kv = apr_hash_this_val(hi);
-            if (bw_str_eq_ci(kv->name, key))
-                return kv;
+    bw_kv_t *kv = *slot_for(c, key, 0);
+    return (kv && kv->name.data) ? kv : NULL;
+}
+
+static void grow(apr_pool_t *p, bw_coll_t *c)
+{
+    bw_kv_t **old = c->slots;
+    size_t i, oldcap = c->cap;
+    table_init(p, c, oldcap * 2);
+    for (i = 0; i < oldcap; i++)
+        if (old[i] && old[i]->name.data) {
+            *slot_for(c, old[i]->name, 1) = old[i];
+            c->used++;
         }
-        return NULL;
-    }
-    k = lower_key(key, buf, NULL);
-    return apr_hash_get(c->h, k, (apr_ssize_t)key.len);
 }
 
 void bw_coll_set(apr_pool_t *p, bw_coll_t *c, bw_str_t key, bw_str_t value)
 {
-    char buf[KEYBUF];
-    const char *k = lower_key(key, buf, p);
-    bw_kv_t *kv = apr_hash_get(c->h, k, (apr_ssize_t)key.len);
-    if (kv) {
+    bw_kv_t **s = slot_for(c, key, 0), *kv = *s;
+    if (kv && kv->name.data) {
         kv->value = bw_str_n(bw_str_pdup(p, value), value.len);
         return;
     }
+    if ((c->used + 1) * 4 > c->cap * 3) {
+        grow(p, c);
+    }
+    s = slot_for(c, key, 1);
     kv = apr_palloc(p, sizeof(*kv));
     kv->name = bw_str_n(bw_str_pdup(p, key), key.len);
     kv->value = bw_str_n(bw_str_pdup(p, value), value.len);
-    apr_hash_set(c->h, apr_pstrmemdup(p, k, key.len), (apr_ssize_t)key.len, kv);
+    if (!*s)
+        c->used++;
+    *s = kv;
     *(bw_kv_t **)apr_array_push(c->order) = kv;
 }
 
 void bw_coll_unset(bw_coll_t *c, bw_str_t key)
 {
-    char buf[KEYBUF];
-    const char *k;
-    if (key.len >= KEYBUF) {
-        apr_hash_index_t *hi;
-        for (hi = apr_hash_first(NULL, c->h); hi; hi = apr_hash_next(hi)) {
-            const void *hk;
-            apr_ssize_t hl;
-            bw_kv_t *kv;
-            apr_hash_this(hi, &hk, &hl, (void **)&kv);
-            if (bw_str_eq_ci(kv->name, key)) {
-                apr_hash_set(c->h, hk, hl, NULL);
-                return;
-            }
-        }
-        return;
-    }
-    k = lower_key(key, buf, NULL);
-    apr_hash_set(c->h, k, (apr_ssize_t)key.len, NULL);
+    bw_kv_t *kv = *slot_for(c, key, 0);
+    if (kv && kv->name.data)
+        kv->name.data = NULL;   /* tombstone; the order list skips it */
+}
+
+void bw_coll_clear(apr_pool_t *p, bw_coll_t *c)
+{
+    c->order = apr_array_make(p, 16, sizeof(bw_kv_t *));
+    table_init(p, c, 32);
 }

@@ -143,9 +143,13 @@ const apr_array_header_t *bw_config_warnings(const bw_config_t *cfg);
  * ("file:line: reason") go to *err and NULL is returned. The program lives in
  * pool and is immutable afterwards. */
 bw_program_t *bw_program_build(apr_pool_t *pool, const bw_program_t *parent,
-                               const bw_config_t *cfg, char **err);
+                               bw_config_t *cfg, char **err);
 
 const bw_settings_t *bw_program_settings(const bw_program_t *prog);
+
+/* The @rx literal prefilter is on by default; benchmarks and differential
+ * tests turn it off to compare. */
+void bw_program_set_prefilter(bw_program_t *prog, int on);
 
 /* Summary for `bulwark check`. */
 typedef struct bw_program_stats_s {

@@ -123,6 +123,7 @@ static int run_op(bw_tx_t *tx, const bw_rule_t *r, const bw_op_t *op, const bw_v
     run->md = tx->md;
     run->mctx = tx->mctx;
     run->ncaptures = -1;
+    run->no_msg = r->chain_head->log == 0;
     rc = op->def->execute(op, run, value);
     if (rc < 0) {
         bw_rule_t *h = r->chain_head;
@@ -140,6 +141,8 @@ static int run_op(bw_tx_t *tx, const bw_rule_t *r, const bw_op_t *op, const bw_v
     if (r->op_negated) {
         if (rc)
             return 0;
+        if (run->no_msg)
+            return 1;
         run->var_name = v->var ? bw_varval_name(tx->pool, v) : "";
         run->msg = apr_psprintf(tx->pool, "Match of \"%s %s\" against \"%s\" required.",
                                 op->def->name, bw_op_log_escape(tx->pool, bw_str_make(op->param), 252),
@@ -303,6 +306,15 @@ static void perform_disruptive(bw_tx_t *tx, const bw_rule_t *h, const char *op_m
 
 /* ---- one rule, one chain ------------------------------------------------------ */
 
+const char *bw_tx_matched_var_name(bw_tx_t *tx)
+{
+    if (!tx->has_matched_var)
+        return NULL;
+    if (!tx->matched_var_name)
+        tx->matched_var_name = bw_varval_name(tx->pool, &tx->matched_var);
+    return tx->matched_var_name;
+}
+
 static void set_captures(bw_tx_t *tx, const bw_op_run_t *run)
 {
     int i;
@@ -327,7 +339,8 @@ static void on_match(bw_tx_t *tx, const bw_rule_t *r, const bw_varval_t *v, bw_s
     *m = *v;
     m->value = value;
     tx->matched_var = *m;
-    tx->matched_var_name = v->var ? bw_varval_name(tx->pool, v) : NULL;
+    tx->has_matched_var = v->var != NULL;
+    tx->matched_var_name = NULL;   /* built when someone asks (bw_tx_matched_var_name) */
     if (r->capture && run->ncaptures >= 0)
         set_captures(tx, run);
     run_actions(tx, r);
@@ -350,7 +363,11 @@ static int eval_rule(bw_tx_t *tx, const bw_rule_t *r, int is_last)
                           r->op.def->name, err ? err : "cannot compile");
         return 0;
     }
-    tx->cur_matched = apr_array_make(tx->pool, 4, sizeof(bw_varval_t));
+    if (r->pf_group && !bw_rxfilter_maybe(tx, r))
+        return 0;
+    /* the previous link's matches stay visible as MATCHED_VARS; this
+     * link's go to the other array (the two are swapped, never reallocated) */
+    tx->cur_matched->nelts = 0;
     if (r->kind == BW_RULE_SECACTION) {
         memset(&single, 0, sizeof(single));
         vals = NULL;
@@ -369,14 +386,18 @@ static int eval_rule(bw_tx_t *tx, const bw_rule_t *r, int is_last)
         if (tx->intercepted)
             break;
     }
-    tx->matched_vars = tx->cur_matched;
+    {
+        apr_array_header_t *t = tx->matched_vars;
+        tx->matched_vars = tx->cur_matched;
+        tx->cur_matched = t;
+    }
     return matched;
 }
 
 static int run_chain(bw_tx_t *tx, const bw_rule_t *starter)
 {
     const bw_rule_t *link;
-    tx->matched_vars = apr_array_make(tx->pool, 1, sizeof(bw_varval_t));
+    tx->matched_vars->nelts = 0;
     for (link = starter; link; link = link->chain_next) {
         tx->cur_rule = link;
         if (!eval_rule(tx, link, link->chain_next == NULL))
@@ -403,6 +424,7 @@ int bw_tx_exec_phase(bw_tx_t *tx, int phase)
 {
     const apr_array_header_t *arr = tx->prog->phase[phase];
     int i;
+    tx->cur_phase = phase;
     for (i = 0; i < arr->nelts; i++) {
         const bw_rule_t *r = ((bw_rule_t **)arr->elts)[i];
         int rc;

@@ -169,6 +169,9 @@ struct bw_rule_s {
     bw_rule_t *chain_head;       /* starter (self for starters) */
     const char *marker;          /* SecMarker name */
     const bw_rule_t *default_set;/* SecDefaultAction in force when parsed */
+    struct bw_pf_group_s *pf_group; /* @rx literal prefilter (bw_rxfilter.c), or NULL */
+    int pf_bit;
+    int pf_stable;               /* all targets can use the per-phase scan */
     int order;                   /* definition order inside the program */
 };
 
@@ -208,6 +211,7 @@ struct bw_config_s {
     apr_thread_mutex_t *mutex;       /* guards cache */
     apr_array_header_t *cache;       /* built programs per parent */
     int include_depth;
+    int pf_prepared;                 /* prefilter groups built for these rules */
 };
 
 struct bw_program_s {
@@ -216,6 +220,7 @@ struct bw_program_s {
     apr_array_header_t *phase[BW_PHASES + 1];  /* bw_rule_t* starters and markers */
     apr_hash_t *by_id;               /* long -> rule (starter) */
     int nrules;
+    int pf_disabled;                 /* benchmarks and differential tests */
 };
 
 /* Parse SecRule / SecAction / SecMarker into a rule. */
@@ -251,8 +256,10 @@ void bw_settings_finalize(bw_settings_t *s);
 /* A keyed collection (TX, IP, SESSION…): case-insensitive keys. */
 typedef struct bw_coll_s {
     const char *name;        /* "TX" */
-    apr_hash_t *h;           /* lowercase key -> bw_kv_t* (original-case name) */
-    apr_array_header_t *order; /* bw_kv_t* in insertion order (may hold removed entries) */
+    bw_kv_t **slots;         /* open addressing, case-insensitive (bw_coll.c) */
+    size_t cap, used;
+    apr_array_header_t *order; /* bw_kv_t* in insertion order; an unset entry
+                                  has name.data == NULL */
     /* persistent collections (bw_persist.c); NULL otherwise */
     const char *path;        /* record file under SecDataDir */
     apr_hash_t *orig;        /* lowercase name -> bw_kv_t* as loaded */
@@ -264,6 +271,7 @@ bw_coll_t *bw_coll_create(apr_pool_t *p, const char *name);
 const bw_kv_t *bw_coll_get(const bw_coll_t *c, bw_str_t key);
 void bw_coll_set(apr_pool_t *p, bw_coll_t *c, bw_str_t key, bw_str_t value);
 void bw_coll_unset(bw_coll_t *c, bw_str_t key);
+void bw_coll_clear(apr_pool_t *p, bw_coll_t *c);
 
 /* Persistent collections: load at initcol (registers the collection in the
  * transaction), remember outright assignments, store all at the end. */
@@ -271,6 +279,16 @@ bw_coll_t *bw_persist_load(bw_tx_t *tx, const char *name, bw_str_t key);
 void bw_persist_mark_set(bw_tx_t *tx, bw_coll_t *c, bw_str_t name);
 void bw_persist_mark_delta(bw_coll_t *c);
 void bw_persist_store_all(bw_tx_t *tx);
+
+/* ---- @rx literal prefilter (bw_rxfilter.c) ------------------------------- */
+
+typedef struct bw_pf_group_s bw_pf_group_t;
+/* Group the @rx rules of a context by transformation chain (once). */
+void bw_rxfilter_prepare(bw_config_t *cfg);
+/* 0 when rule r cannot match the current values, else 1. */
+int bw_rxfilter_maybe(bw_tx_t *tx, const bw_rule_t *r);
+int bw_rxfilter_targets_stable(const bw_rule_t *r);
+unsigned int bw_rxfilter_key_hash(const char *key, apr_ssize_t *klen);
 
 /* ---- transformation cache (bw_tfn_cache.c) -------------------------------- */
 
@@ -326,7 +344,8 @@ struct bw_tx_s {
 
     /* matching state */
     bw_varval_t matched_var;
-    const char *matched_var_name;
+    const char *matched_var_name;      /* lazily built from matched_var */
+    int has_matched_var;
     apr_array_header_t *matched_vars;  /* bw_varval_t: MATCHED_VARS (previous chain link) */
     apr_array_header_t *cur_matched;   /* bw_varval_t matched by the link being run */
     const bw_rule_t *cur_rule;
@@ -356,6 +375,8 @@ struct bw_tx_s {
     apr_time_t phase_start;
     int skip_count;
     int persisted;
+    int cur_phase;
+    apr_hash_t *pf_cache;              /* prefilter bitsets (bw_rxfilter.c) */
 
     /* audit log (apache2/audit/): formatted alert lines for part H, filled
      * only when the audit engine is not Off; the writer's own state */
@@ -371,6 +392,7 @@ void bw_tx_parse_request_line(bw_tx_t *tx);
 void bw_tx_build_cookies(bw_tx_t *tx);
 int bw_tx_exec_phase(bw_tx_t *tx, int phase);
 int bw_tx_rule_removed(const bw_tx_t *tx, const bw_rule_t *r);
+const char *bw_tx_matched_var_name(bw_tx_t *tx);
 void bw_tx_process_request_body(bw_tx_t *tx);
 
 /* Which values did a ctl:ruleRemoveTarget… exclude for rule r? */

@@ -130,13 +130,12 @@ static void apply_lifetime(apr_pool_t *p, bw_coll_t *c, long now)
     int i;
     long last = num_of(p, get(c, "LAST_UPDATE_TIME")), timeout = num_of(p, get(c, "TIMEOUT"));
     if (last && timeout > 0 && last + timeout < now) {
-        c->h = apr_hash_make(p);
-        c->order = apr_array_make(p, 16, sizeof(bw_kv_t *));
+        bw_coll_clear(p, c);
         return;
     }
     for (i = 0; i < c->order->nelts; i++) {
         const bw_kv_t *kv = ((const bw_kv_t **)c->order->elts)[i];
-        if (bw_coll_get(c, kv->name) != kv || kv->name.len <= 9 || strncmp(kv->name.data, "__expire_", 9))
+        if (!kv->name.data || kv->name.len <= 9 || strncmp(kv->name.data, "__expire_", 9))
             continue;
         if (num_of(p, kv) <= now) {
             bw_coll_unset(c, bw_str_n(kv->name.data + 9, kv->name.len - 9));
@@ -188,7 +187,7 @@ bw_coll_t *bw_persist_load(bw_tx_t *tx, const char *name, bw_str_t key)
         set_num(tx->pool, c, "IS_NEW", 0);
         for (i = 0; i < c->order->nelts; i++) {
             const bw_kv_t *kv = ((const bw_kv_t **)c->order->elts)[i];
-            if (bw_coll_get(c, kv->name) == kv)
+            if (kv->name.data)
                 apr_hash_set(c->orig, bw_str_lower(tx->pool, kv->name).data, APR_HASH_KEY_STRING,
                              apr_pmemdup(tx->pool, kv, sizeof(*kv)));
         }
@@ -217,7 +216,7 @@ static void merge(apr_pool_t *p, const bw_coll_t *c, bw_coll_t *cur)
         const bw_kv_t *kv = ((const bw_kv_t **)c->order->elts)[i];
         const char *lname;
         const bw_kv_t *o;
-        if (bw_coll_get(c, kv->name) != kv)
+        if (!kv->name.data)
             continue;
         lname = bw_str_lower(p, kv->name).data;
         o = apr_hash_get(c->orig, lname, APR_HASH_KEY_STRING);
@@ -244,7 +243,7 @@ static void write_record(apr_pool_t *p, int fd, const bw_coll_t *cur)
     int i;
     for (i = 0; i < cur->order->nelts; i++) {
         const bw_kv_t *kv = ((const bw_kv_t **)cur->order->elts)[i];
-        if (bw_coll_get(cur, kv->name) != kv || bw_str_eq_cstr_ci(kv->name, "IS_NEW"))
+        if (!kv->name.data || bw_str_eq_cstr_ci(kv->name, "IS_NEW"))
             continue;
         *(char **)apr_array_push(lines) = apr_pstrcat(p, escape(p, kv->name), "\t",
                                                       escape(p, kv->value), "\n", NULL);

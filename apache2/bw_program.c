@@ -115,10 +115,14 @@ static const char *apply_item(bw_program_t *prog, const bw_item_t *it)
                 if (!c) {
                     const char *err = NULL;
                     c = clone_rule(prog->pool, r);
-                    if (it->kind == BW_ITEM_UPDATE_ACTION_ID)
+                    if (it->kind == BW_ITEM_UPDATE_ACTION_ID) {
                         err = update_actions(prog->pool, c, it);
-                    else
+                        c->pf_group = NULL;   /* its chain may have changed */
+                    }
+                    else {
                         update_targets(prog->pool, c, it);
+                        c->pf_stable = c->pf_stable && bw_rxfilter_targets_stable(c);
+                    }
                     if (err)
                         return err;
                     apr_hash_set(done, apr_pmemdup(prog->pool, &r, sizeof(r)), sizeof(r), c);
@@ -147,12 +151,13 @@ static void add_rule(bw_program_t *prog, bw_rule_t *r)
 }
 
 bw_program_t *bw_program_build(apr_pool_t *pool, const bw_program_t *parent,
-                               const bw_config_t *cfg, char **err)
+                               bw_config_t *cfg, char **err)
 {
     bw_program_t *prog = program_new(pool);
     bw_settings_t unset;
     int ph, i;
 
+    bw_rxfilter_prepare(cfg);
     bw_settings_init_unset(&unset);
     bw_settings_merge(&prog->settings, parent ? &parent->settings : &unset, &cfg->settings);
     if (parent && prog->settings.rule_inheritance != 0) {

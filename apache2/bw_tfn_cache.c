@@ -68,7 +68,7 @@ static void grow(apr_pool_t *p, bw_tfn_cache_t *c)
 {
     slot_t *old = c->slots;
     size_t i, oldcap = c->cap;
-    c->cap = oldcap ? oldcap * 2 : 64;
+    c->cap = oldcap ? oldcap * 2 : 512;
     c->slots = apr_pcalloc(p, sizeof(slot_t) * c->cap);
     for (i = 0; i < oldcap; i++)
         if (old[i].tfns)

@@ -224,6 +224,7 @@ bw_tx_t *bw_tx_create(apr_pool_t *pool, const bw_program_t *prog,
     tx->removals = apr_array_make(pool, 4, sizeof(bw_removal_t));
     tx->matches = apr_array_make(pool, 8, sizeof(bw_match_record_t));
     tx->audit_msgs = apr_array_make(pool, 4, sizeof(const char *));
+    tx->pf_cache = apr_hash_make_custom(pool, bw_rxfilter_key_hash);
     tx->vals = apr_array_make(pool, 64, sizeof(bw_varval_t));
     tx->matched_vars = apr_array_make(pool, 8, sizeof(bw_varval_t));
     tx->cur_matched = apr_array_make(pool, 8, sizeof(bw_varval_t));
@@ -272,7 +273,7 @@ void bw_tx_collection_dump(const bw_tx_t *tx, const char *collection, apr_array_
         return;
     for (i = 0; i < c->order->nelts; i++) {
         const bw_kv_t *kv = ((const bw_kv_t **)c->order->elts)[i];
-        if (bw_coll_get(c, kv->name) == kv)
+        if (kv->name.data)
             *(bw_kv_t *)apr_array_push(out) = *kv;
     }
 }

@@ -59,7 +59,7 @@ static void bench_request(apr_pool_t *pool, const bw_program_t *prog, const char
 
 static void bench_usage(FILE *o)
 {
-    fprintf(o, "Usage: bulwark bench --rules FILE [--rules FILE...] [--iterations N] REQUEST...\n"
+    fprintf(o, "Usage: bulwark bench --rules FILE [--rules FILE...] [--iterations N] [--no-prefilter] REQUEST...\n"
                "Run each raw HTTP request file through phases 1, 2 and 5 of the rule set N times\n"
                "(default 200) in %d rounds, and print the median ns per transaction.\n"
                "SecRuleEngine is On unless the rules set it.\n", ROUNDS);
@@ -70,7 +70,7 @@ int bw_cli_bench(apr_pool_t *pool, int argc, const char *const *argv)
     bw_config_t *cfg = bw_config_create(pool);
     bw_program_t *prog;
     char *err = NULL;
-    int i, nrules = 0, iters = 200, nreq = 0;
+    int i, nrules = 0, iters = 200, nreq = 0, prefilter = 1;
     const char *e;
 
     bw_config_directive(cfg, "SecRuleEngine", "On", "(bulwark bench)", 0);
@@ -88,6 +88,8 @@ int bw_cli_bench(apr_pool_t *pool, int argc, const char *const *argv)
             nrules++;
         } else if (!strcmp(argv[i], "--iterations") && i + 1 < argc) {
             iters = atoi(argv[++i]);
+        } else if (!strcmp(argv[i], "--no-prefilter")) {
+            prefilter = 0;
         }
     }
     if (!nrules || iters <= 0) {
@@ -99,6 +101,7 @@ int bw_cli_bench(apr_pool_t *pool, int argc, const char *const *argv)
         fprintf(stderr, "%s\n", err);
         return 2;
     }
+    bw_program_set_prefilter(prog, prefilter);
     for (i = 1; i < argc; i++) {
         bw_str_t *raw;
         bw_cli_request_t rq;
@@ -106,6 +109,8 @@ int bw_cli_bench(apr_pool_t *pool, int argc, const char *const *argv)
             i++;
             continue;
         }
+        if (!strcmp(argv[i], "--no-prefilter"))
+            continue;
         raw = bw_cli_read_all(pool, argv[i], &err);
         if (!raw) {
             fprintf(stderr, "bulwark bench: %s\n", err);

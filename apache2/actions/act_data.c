@@ -243,7 +243,7 @@ static void x_sanitise(bw_tx_t *tx, const bw_rule_t *rule, const bw_action_t *a)
 {
     bw_coll_t *c = bw_tx_collection(tx, "__SANITISE", 1);
     const char *what = *a->param ? a->param
-                     : (tx->matched_var_name ? tx->matched_var_name : "");
+                     : (bw_tx_matched_var_name(tx) ? bw_tx_matched_var_name(tx) : "");
     bw_coll_set(tx->pool, c, bw_str_make(apr_pstrcat(tx->pool, a->def->name, ":", what, NULL)),
                 bw_str_make(a->def->name));
 }

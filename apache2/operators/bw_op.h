@@ -50,6 +50,8 @@ typedef struct bw_op_run_s {
     int capture;                  /* rule has the capture action */
     pcre2_match_data *md;         /* reusable scratch owned by the transaction */
     pcre2_match_context *mctx;    /* SecPcreMatchLimit / ...Recursion applied */
+    int no_msg;                   /* the match message will not be used (nolog rule):
+                                     operators skip building it */
     /* outputs */
     int ncaptures;                /* >= 0: captures[0..ncaptures-1] set TX.0.. */
     bw_str_t captures[10];

@@ -16,7 +16,8 @@ static int begins_with_execute(const bw_op_t *op, bw_op_run_t *run, bw_str_t val
     if (op->param_len > value.len
         || (op->param_len && memcmp(value.data, op->param, op->param_len) != 0))
         return 0;
-    run->msg = bw_op_param_msg(run, op, "String match");
+    if (!run->no_msg)
+        run->msg = bw_op_param_msg(run, op, "String match");
     return 1;
 }
 

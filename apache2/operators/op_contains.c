@@ -15,7 +15,8 @@ static int contains_execute(const bw_op_t *op, bw_op_run_t *run, bw_str_t value)
     if (op->param_len > value.len
         || bw_memmem(value.data, value.len, op->param, op->param_len) == NULL)
         return 0;
-    run->msg = bw_op_param_msg(run, op, "String match");
+    if (!run->no_msg)
+        run->msg = bw_op_param_msg(run, op, "String match");
     return 1;
 }
 

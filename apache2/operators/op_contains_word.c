@@ -41,7 +41,8 @@ static int contains_word_execute(const bw_op_t *op, bw_op_run_t *run, bw_str_t v
             pos = at + 1;
         }
     }
-    run->msg = bw_op_param_msg(run, op, "String match");
+    if (!run->no_msg)
+        run->msg = bw_op_param_msg(run, op, "String match");
     return 1;
 }
 

@@ -25,9 +25,10 @@ static int detect_sqli_execute(const bw_op_t *op, bw_op_run_t *run, bw_str_t val
 
     if (!bw_sqli_detect(value, &res))
         return 0;
-    run->msg = apr_psprintf(run->pool,
-                            "detected SQLi using Bulwark's SQL tokenizer with fingerprint '%s' at %s.",
-                            res.fingerprint, run->var_name ? run->var_name : "");
+    if (!run->no_msg)
+        run->msg = apr_psprintf(run->pool,
+                                "detected SQLi using Bulwark's SQL tokenizer with fingerprint '%s' at %s.",
+                                res.fingerprint, run->var_name ? run->var_name : "");
     if (run->capture) {
         size_t n = strlen(res.fingerprint);
         run->captures[0] = bw_str_n(apr_pstrmemdup(run->pool, res.fingerprint, n), n);

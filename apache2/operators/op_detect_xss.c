@@ -25,8 +25,9 @@ static int detect_xss_execute(const bw_op_t *op, bw_op_run_t *run, bw_str_t valu
 
     if (!bw_xss_detect(value, &res))
         return 0;
-    run->msg = apr_psprintf(run->pool, "detected XSS using Bulwark's HTML tokenizer at %s.",
-                            run->var_name ? run->var_name : "");
+    if (!run->no_msg)
+        run->msg = apr_psprintf(run->pool, "detected XSS using Bulwark's HTML tokenizer at %s.",
+                                run->var_name ? run->var_name : "");
     if (run->capture) {
         run->captures[0] = bw_str_n(apr_pstrmemdup(run->pool, value.data + res.off, res.len),
                                     res.len);

@@ -17,7 +17,8 @@ static int ends_with_execute(const bw_op_t *op, bw_op_run_t *run, bw_str_t value
         || (op->param_len
             && memcmp(value.data + value.len - op->param_len, op->param, op->param_len) != 0))
         return 0;
-    run->msg = bw_op_param_msg(run, op, "String match");
+    if (!run->no_msg)
+        run->msg = bw_op_param_msg(run, op, "String match");
     return 1;
 }
 

@@ -60,8 +60,9 @@ int bw_op_ip_execute(const bw_op_t *op, bw_op_run_t *run, bw_str_t value,
                                   bw_op_log_escape(run->pool, value, 64), run->var_name);
         return -1;
     }
-    run->msg = apr_psprintf(run->pool, "%s: \"%s\" matched at %s.", label,
-                            bw_op_log_escape(run->pool, value, 0), run->var_name);
+    if (!run->no_msg)
+        run->msg = apr_psprintf(run->pool, "%s: \"%s\" matched at %s.", label,
+                                bw_op_log_escape(run->pool, value, 0), run->var_name);
     return 1;
 }
 

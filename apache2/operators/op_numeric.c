@@ -40,8 +40,9 @@ static int num_execute(const bw_op_t *op, bw_op_run_t *run, bw_str_t value, int 
     }
     if (!hit)
         return 0;
-    run->msg = apr_psprintf(run->pool, "Operator %s matched %d at %s.", num_label[kind],
-                            right, run->var_name);
+    if (!run->no_msg)
+        run->msg = apr_psprintf(run->pool, "Operator %s matched %d at %s.", num_label[kind],
+                                right, run->var_name);
     return 1;
 }
 

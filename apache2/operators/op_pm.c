@@ -105,8 +105,9 @@ int bw_op_pm_execute(const bw_op_t *op, bw_op_run_t *run, bw_str_t value)
         run->captures[0] = bw_str_n(bw_str_pdup(run->pool, m.pattern), m.pattern.len);
         run->ncaptures = 1;
     }
-    run->msg = apr_psprintf(run->pool, "Matched phrase \"%s\" at %s.",
-                            bw_op_log_escape(run->pool, m.pattern, 0), run->var_name);
+    if (!run->no_msg)
+        run->msg = apr_psprintf(run->pool, "Matched phrase \"%s\" at %s.",
+                                bw_op_log_escape(run->pool, m.pattern, 0), run->var_name);
     return 1;
 }
 

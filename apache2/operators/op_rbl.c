@@ -69,7 +69,8 @@ static int rbl_execute(const bw_op_t *op, bw_op_run_t *run, bw_str_t value)
         return 0;
     if (apr_sockaddr_info_get(&sa, name, APR_INET, 0, 0, run->pool) != APR_SUCCESS)
         return 0;
-    run->msg = apr_psprintf(run->pool, "RBL lookup of %s succeeded at %s.", name, run->var_name);
+    if (!run->no_msg)
+        run->msg = apr_psprintf(run->pool, "RBL lookup of %s succeeded at %s.", name, run->var_name);
     return 1;
 }
 

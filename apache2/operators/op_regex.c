@@ -144,7 +144,8 @@ int bw_op_verify_execute(const bw_op_t *op, bw_op_run_t *run, bw_str_t value,
                 run->ncaptures = 1;
             }
             /* The pattern, not the number: card numbers stay out of logs. */
-            run->msg = bw_op_param_msg(run, op, label);
+            if (!run->no_msg)
+                run->msg = bw_op_param_msg(run, op, label);
             return 1;
         }
         start = ov[0] + 1;

@@ -78,7 +78,8 @@ static int rx_execute(const bw_op_t *op, bw_op_run_t *run, bw_str_t value)
         return bw_op_regex_error(run, "rx", rc);
     if (run->capture)
         rx_captures(run, value, rc);
-    run->msg = apr_pstrcat(run->pool, d->msg_head, run->var_name, ".", NULL);
+    if (!run->no_msg)
+        run->msg = apr_pstrcat(run->pool, d->msg_head, run->var_name, ".", NULL);
     return 1;
 }
 

@@ -15,7 +15,8 @@ static int streq_execute(const bw_op_t *op, bw_op_run_t *run, bw_str_t value)
 {
     if (!bw_str_eq(value, bw_str_n(op->param, op->param_len)))
         return 0;
-    run->msg = bw_op_param_msg(run, op, "String match");
+    if (!run->no_msg)
+        run->msg = bw_op_param_msg(run, op, "String match");
     return 1;
 }
 

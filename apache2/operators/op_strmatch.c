@@ -49,7 +49,8 @@ static int strmatch_execute(const bw_op_t *op, bw_op_run_t *run, bw_str_t value)
 {
     if (!strmatch_find(op->data, op->param, op->param_len, value))
         return 0;
-    run->msg = bw_op_param_msg(run, op, "String match");
+    if (!run->no_msg)
+        run->msg = bw_op_param_msg(run, op, "String match");
     return 1;
 }
 

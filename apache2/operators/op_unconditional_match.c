@@ -13,7 +13,8 @@
 static int um_execute(const bw_op_t *op, bw_op_run_t *run, bw_str_t value)
 {
     /* ModSecurity's wording, whatever the target. */
-    run->msg = "Unconditional match in SecAction.";
+    if (!run->no_msg)
+        run->msg = "Unconditional match in SecAction.";
     return 1;
 }
 

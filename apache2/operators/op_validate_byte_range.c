@@ -100,9 +100,10 @@ static int vbr_execute(const bw_op_t *op, bw_op_run_t *run, bw_str_t value)
         outside += !r->allowed[(unsigned char)value.data[i]];
     if (outside == 0)
         return 0;
-    run->msg = apr_psprintf(run->pool, "Found %" APR_SIZE_T_FMT " byte(s) in %s outside range: %s.",
-                            outside, run->var_name,
-                            bw_op_log_escape(run->pool, bw_str_n(op->param, op->param_len), 0));
+    if (!run->no_msg)
+        run->msg = apr_psprintf(run->pool, "Found %" APR_SIZE_T_FMT " byte(s) in %s outside range: %s.",
+                                outside, run->var_name,
+                                bw_op_log_escape(run->pool, bw_str_n(op->param, op->param_len), 0));
     return 1;
 }
 

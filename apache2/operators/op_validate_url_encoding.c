@@ -41,7 +41,8 @@ static int vue_execute(const bw_op_t *op, bw_op_run_t *run, bw_str_t value)
     }
     if (why == NULL)
         return 0;
-    run->msg = apr_psprintf(run->pool, "Invalid URL Encoding: %s at %s.", why, run->var_name);
+    if (!run->no_msg)
+        run->msg = apr_psprintf(run->pool, "Invalid URL Encoding: %s at %s.", why, run->var_name);
     return 1;
 }
 

@@ -77,8 +77,9 @@ static int vu8_execute(const bw_op_t *op, bw_op_run_t *run, bw_str_t value)
         i += used;
     if (rc == U8_OK)
         return 0;
-    run->msg = apr_psprintf(run->pool, "Invalid UTF-8 encoding: %s at %s.", why[rc],
-                            run->var_name);
+    if (!run->no_msg)
+        run->msg = apr_psprintf(run->pool, "Invalid UTF-8 encoding: %s at %s.", why[rc],
+                                run->var_name);
     return 1;
 }
 

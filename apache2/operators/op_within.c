@@ -18,7 +18,8 @@ static int within_execute(const bw_op_t *op, bw_op_run_t *run, bw_str_t value)
     if (value.len > op->param_len
         || bw_memmem(op->param, op->param_len, value.data, value.len) == NULL)
         return 0;
-    run->msg = bw_op_param_msg(run, op, "String match within");
+    if (!run->no_msg)
+        run->msg = bw_op_param_msg(run, op, "String match within");
     return 1;
 }
 

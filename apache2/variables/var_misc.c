@@ -21,8 +21,7 @@ static void g_coll(bw_tx_t *tx, const bw_var_def_t *d, bw_str_t sel, apr_array_h
     }
     for (i = 0; i < c->order->nelts; i++) {
         const bw_kv_t *kv = ((const bw_kv_t **)c->order->elts)[i];
-        const bw_kv_t *live = bw_coll_get(c, kv->name);
-        if (live == kv)
+        if (kv->name.data)   /* not unset since */
             bw_var_emit(out, d, kv->name, kv->value);
     }
 }
@@ -98,16 +97,17 @@ static void g_matched_vars(bw_tx_t *tx, const bw_var_def_t *d, bw_str_t sel, apr
 
 static int s_matched_var(bw_tx_t *tx, bw_str_t *v)
 {
-    if (!tx->matched_var_name)
+    if (!tx->has_matched_var)
         return 0;
     *v = tx->matched_var.value;
     return 1;
 }
 static int s_matched_var_name(bw_tx_t *tx, bw_str_t *v)
 {
-    if (!tx->matched_var_name)
+    const char *name = bw_tx_matched_var_name(tx);
+    if (!name)
         return 0;
-    *v = bw_str_make(tx->matched_var_name);
+    *v = bw_str_make(name);
     return 1;
 }
 static int s_res_status(bw_tx_t *tx, bw_str_t *v)
