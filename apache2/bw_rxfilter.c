@@ -26,7 +26,7 @@
 #include "operators/bw_acmatch.h"
 #include "prefilter/bw_prefilter.h"
 
-#define PF_MIN_LITERAL 3
+#define PF_MIN_LITERAL 2
 
 struct bw_pf_group_s {
     const bw_tfn_def_t *const *tfns;

@@ -43,11 +43,19 @@ typedef struct {
     size_t min_len;     /* shortest literal the caller accepts (>= 1) */
 } pf_env_t;
 
+/* A set under construction, deduplicated by hash (for long word lists). */
+typedef struct {
+    pf_set_t set;
+    apr_hash_t *seen;
+} pf_setb_t;
+
 /* --- sets (pf_set.c) --- */
 pf_set_t pf_set_none(void);
 pf_set_t pf_set_empty_string(const pf_env_t *env);
 pf_set_t pf_set_byte(const pf_env_t *env, unsigned char c);
 void pf_set_add(const pf_env_t *env, pf_set_t *s, bw_str_t str);
+void pf_setb_init(const pf_env_t *env, pf_setb_t *b);
+void pf_setb_add(const pf_env_t *env, pf_setb_t *b, bw_str_t str);
 int pf_set_has_empty(pf_set_t s);
 pf_set_t pf_set_union(const pf_env_t *env, pf_set_t a, pf_set_t b);
 pf_set_t pf_set_cross(const pf_env_t *env, pf_set_t a, pf_set_t b, int limit);

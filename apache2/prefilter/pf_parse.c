@@ -9,8 +9,9 @@
  * matches *more* (anything, any byte, the empty string for zero-width
  * parts); a construct not understood, or whose meaning differs between
  * PCRE2 versions, stops the walk (pf_parse returns -1 and the regex always
- * runs); in fold mode every byte is ASCII-lowered and bytes >= 0x80 become
- * "any byte", since the caller matches literals against a lowered subject.
+ * runs); in fold mode (some part is caseless) every byte is ASCII-lowered,
+ * as the caller lowers the subject, and bytes >= 0x80 become "any byte":
+ * PCRE2's built-in tables fold none of them, but other tables could.
  */
 #include <string.h>
 #include "pf_parse.h"
@@ -113,12 +114,14 @@ static pf_info_t info_from_bytes(const pf_parser_t *ps, const pf_bytes_t *b)
     return pf_info_exact(s);
 }
 
+/* One literal byte: the common case, without building a set. */
 static pf_info_t info_byte(const pf_parser_t *ps, int c)
 {
-    pf_bytes_t b;
-    memset(&b, 0, sizeof(b));
-    bytes_add(&b, c);
-    return info_from_bytes(ps, &b);
+    if (ps->fold && c >= 0x80)
+        return pf_info_any(ps->env);
+    if (ps->fold && c >= 'A' && c <= 'Z')
+        c += 32;
+    return pf_info_exact(pf_set_byte(ps->env, (unsigned char)c));
 }
 
 /* --- escapes --- */

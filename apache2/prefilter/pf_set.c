@@ -6,6 +6,7 @@
  * that starts with "abc" starts with "ab"; one that contains "abc" contains
  * "ab". Memory comes from the extraction's scratch pool.
  */
+#include <stdlib.h>
 #include <string.h>
 #include "pf_internal.h"
 
@@ -63,11 +64,8 @@ static int set_contains(pf_set_t s, bw_str_t str)
     return 0;
 }
 
-/* Append str unless already present (a "not known" set stays so). */
-void pf_set_add(const pf_env_t *env, pf_set_t *s, bw_str_t str)
+static void append(const pf_env_t *env, pf_set_t *s, bw_str_t str)
 {
-    if (s->n < 0 || set_contains(*s, str))
-        return;
     if (s->n >= s->room) {
         int room = s->room > 0 ? s->room * 2 : 4;
         bw_str_t *nv = apr_palloc(env->pool, sizeof(bw_str_t) * (size_t)room);
@@ -77,6 +75,30 @@ void pf_set_add(const pf_env_t *env, pf_set_t *s, bw_str_t str)
         s->room = room;
     }
     s->v[s->n++] = str;
+}
+
+/* Append str unless already present (a "not known" set stays so). */
+void pf_set_add(const pf_env_t *env, pf_set_t *s, bw_str_t str)
+{
+    if (s->n < 0 || set_contains(*s, str))
+        return;
+    append(env, s, str);
+}
+
+/* Sets of hundreds of strings (word lists) are deduplicated by hash. */
+void pf_setb_init(const pf_env_t *env, pf_setb_t *b)
+{
+    b->set = set_alloc(env, 16);
+    b->seen = apr_hash_make(env->pool);
+}
+
+void pf_setb_add(const pf_env_t *env, pf_setb_t *b, bw_str_t str)
+{
+    const char *key = str.len ? str.data : "";
+    if (apr_hash_get(b->seen, key, (apr_ssize_t)str.len))
+        return;
+    apr_hash_set(b->seen, key, (apr_ssize_t)str.len, key);
+    append(env, &b->set, str);
 }
 
 int pf_set_has_empty(pf_set_t s)
@@ -125,6 +147,21 @@ pf_set_t pf_set_cross(const pf_env_t *env, pf_set_t a, pf_set_t b, int limit)
     return r;
 }
 
+/* Whether t occurs in s. Both are short literals here, for which a plain
+ * scan beats memmem's set-up; minimize() calls this for many pairs. */
+static int contains(bw_str_t s, bw_str_t t)
+{
+    const char *p = s.data, *last = s.data + (s.len - t.len);
+    for (; p <= last; p++) {
+        p = memchr(p, t.data[0], (size_t)(last - p) + 1);
+        if (!p)
+            return 0;
+        if (memcmp(p + 1, t.data + 1, t.len - 1) == 0)
+            return 1;
+    }
+    return 0;
+}
+
 /* How t sits inside s: 0 prefix, 1 suffix, 2 anywhere. */
 static int implies(bw_str_t t, bw_str_t s, int where)
 {
@@ -136,29 +173,63 @@ static int implies(bw_str_t t, bw_str_t s, int where)
         return memcmp(s.data, t.data, t.len) == 0;
     if (where == 1)
         return memcmp(s.data + s.len - t.len, t.data, t.len) == 0;
-    return bw_memmem(s.data, s.len, t.data, t.len) != NULL;
+    return contains(s, t);
 }
 
-/* Drop every string that another (shorter or equal, earlier) string already
- * implies: the set then accepts exactly the same inputs with fewer strings. */
+/* Orders for minimize(): bytes from the head, bytes from the tail, length. */
+static int cmp_head(const void *x, const void *y)
+{
+    const bw_str_t *a = x, *b = y;
+    size_t n = a->len < b->len ? a->len : b->len;
+    int c = n ? memcmp(a->data, b->data, n) : 0;
+    return c ? c : (a->len > b->len) - (a->len < b->len);
+}
+
+static int cmp_tail(const void *x, const void *y)
+{
+    const bw_str_t *a = x, *b = y;
+    size_t i;
+    for (i = 1; i <= a->len && i <= b->len; i++) {
+        unsigned char ca = (unsigned char)a->data[a->len - i];
+        unsigned char cb = (unsigned char)b->data[b->len - i];
+        if (ca != cb)
+            return ca < cb ? -1 : 1;
+    }
+    return (a->len > b->len) - (a->len < b->len);
+}
+
+static int cmp_len(const void *x, const void *y)
+{
+    const bw_str_t *a = x, *b = y;
+    return (a->len > b->len) - (a->len < b->len);
+}
+
+/* Drop every string another string already implies (for prefixes: one
+ * that starts with another; suffixes: ends with; required: contains): the
+ * set then accepts exactly the same inputs with fewer strings. Strings are
+ * distinct. Sorted from the head (or tail), a string implied by a prefix
+ * (suffix) comes right after the kept one that implies it; for substrings,
+ * each string is compared with the shorter strings kept so far. */
 static pf_set_t minimize(const pf_env_t *env, pf_set_t s, int where)
 {
     pf_set_t r;
-    int i, j;
+    int i, j, drop;
     if (s.n <= 1)
         return s;
     r = set_alloc(env, s.n);
+    memcpy(r.v, s.v, sizeof(bw_str_t) * (size_t)s.n);
+    qsort(r.v, (size_t)s.n, sizeof(bw_str_t),
+          where == 0 ? cmp_head : where == 1 ? cmp_tail : cmp_len);
     for (i = 0; i < s.n; i++) {
-        int drop = 0;
-        for (j = 0; j < s.n && !drop; j++) {
-            if (j == i || !implies(s.v[j], s.v[i], where))
-                continue;
-            /* Equal strings were deduplicated; of two that imply each other
-             * only equal lengths remain, so keep the first. */
-            drop = s.v[j].len < s.v[i].len || j < i;
+        bw_str_t x = r.v[i];
+        if (where != 2) {
+            drop = r.n > 0 && implies(r.v[r.n - 1], x, where);
+        } else {
+            for (j = 0, drop = 0; j < r.n && !drop; j++)
+                drop = implies(r.v[j], x, 2);
         }
         if (!drop)
-            r.v[r.n++] = s.v[i];
+            r.v[r.n++] = x;
     }
     return r;
 }
@@ -166,15 +237,16 @@ static pf_set_t minimize(const pf_env_t *env, pf_set_t s, int where)
 /* Cut every string to at most k bytes (its head, or its tail when tail). */
 static pf_set_t truncate_set(const pf_env_t *env, pf_set_t s, size_t k, int tail)
 {
-    pf_set_t r = set_alloc(env, s.n);
+    pf_setb_t b;
     int i;
+    pf_setb_init(env, &b);
     for (i = 0; i < s.n; i++) {
         bw_str_t x = s.v[i];
         if (x.len > k)
             x = tail ? bw_str_n(x.data + x.len - k, k) : bw_str_n(x.data, k);
-        pf_set_add(env, &r, x);
+        pf_setb_add(env, &b, x);
     }
-    return r;
+    return b.set;
 }
 
 static size_t max_len(pf_set_t s)
@@ -187,16 +259,23 @@ static size_t max_len(pf_set_t s)
     return m;
 }
 
-/* Shorten strings until the minimized set fits the cap; NULL-set (n < 0)
- * when even strings of floor bytes do not fit. */
+/* Shorten strings until the minimized set fits the cap; "none" (n < 0)
+ * when even strings of floor bytes do not fit. Minimizing costs a pass over
+ * all pairs, so it only runs on sets that could then fit. */
 static pf_set_t fit(const pf_env_t *env, pf_set_t s, int where, size_t floor)
 {
     size_t k;
-    pf_set_t m = minimize(env, s, where);
-    if (m.n <= env->cap)
-        return m;
+    pf_set_t m = s;
+    if (s.n <= env->prod_max) {
+        m = minimize(env, s, where);
+        if (m.n <= env->cap)
+            return m;
+    }
     for (k = max_len(m); k > floor; k--) {
-        pf_set_t t = minimize(env, truncate_set(env, m, k - 1, where == 1), where);
+        pf_set_t t = truncate_set(env, m, k - 1, where == 1);
+        if (t.n > env->prod_max)
+            continue;
+        t = minimize(env, t, where);
         if (t.n <= env->cap)
             return t;
     }
