@@ -1,17 +1,8 @@
 /*
- * The decision of @detectSQLi: contexts, a token-level SQL grammar and the
- * evidence rules (the tokenizer is bw_sqli_lex.c).
- *
- * Contexts. An application pastes a value into SQL in one of a few places;
- * the value is read as the continuation of each:
- *   as-is      WHERE id = <value>          (numbers, identifiers, ORDER BY)
- *   '          WHERE name = '<value>'      the literal ends at the first '
- *   "          WHERE name = "<value>"      (MySQL strings, other dialects' names)
- *   `          ORDER BY `<value>`          (MySQL identifiers)
- * In a quoted context the bytes up to the first unescaped closing quote are
- * the rest of the application's literal; that is the breakout point, and
- * everything after it is read as SQL. A context whose quote never closes
- * cannot break out and is skipped.
+ * The decision of @detectSQLi: a token-level SQL grammar and the evidence
+ * rules. Where the reading starts (as-is, after a closing quote, around a
+ * comment that glues SQL to text) is bw_sqli_ctx.c; the tokenizer is
+ * bw_sqli_lex.c.
  *
  * Grammar. From the breakout on, tokens are walked with a small state
  * machine that knows what may follow what in SQL: an operand (number,
@@ -30,7 +21,11 @@
  * needs one of these, found while the walk is still valid:
  *   union     UNION [ALL|DISTINCT] SELECT with a select list that is not
  *             plain words (1,2 / NULL / * / a call), or whose FROM names a
- *             table that is followed by the end, a comment or a clause
+ *             table that is followed by the end, a comment or a clause;
+ *             in the comment-glued context also a number followed by
+ *             UNION ALL / DISTINCT / SELECT (or EXCEPT, INTERSECT), whatever
+ *             comes next (the head of a set operation, cut off by the rest
+ *             of a path)
  *   stack     ";" then a statement head (DROP TABLE x, DELETE FROM x,
  *             UPDATE x SET, EXEC xp_.., WAITFOR DELAY '..', DECLARE @v,
  *             SELECT ..); MSSQL also runs a statement without ";" (' waitfor
@@ -49,14 +44,13 @@
  *             comment runs to the end, cutting the application's query off
  *             ("admin'--", "x') #"); not "'--force'" or "'#tag" (a comment
  *             glued to a word right at the breakout)
- *   sandwich  a quoted context: the literal closes, an operator, an
- *             expression of several terms or a call, an operator, and the
- *             quote opens again near the end ("' + sleep(1) + '",
- *             "\" | type x | \"") — an expression spliced into the literal
+ *   sandwich  (bw_sqli_ctx.c) a quoted context: an expression spliced
+ *             into the literal ("' + sleep(1) + '")
  * A value that is a whole statement ("SELECT name FROM t", "DROP TABLE x")
  * breaks out of nothing: in an operand position it is a syntax error in
  * every dialect, so it is not reported (it may well be a code sample).
- * In the as-is context, cond, clause, comment, statements without ";" and
+ * In the as-is context (and the comment-glued one, read the same way from
+ * its restart point), cond, clause, comment, statements without ";" and
  * the weak statements (USE, SHOW, SET, CALL ...) count only when the value
  * starts with a number, string, variable or NULL/TRUE-like literal, i.e. a
  * real numeric injection ("1 or 1=1"), never for text that happens to
@@ -70,13 +64,13 @@
  */
 #include <string.h>
 #include "bw_sqli.h"
+#include "bw_sqli_int.h"
 #include "bw_sqli_lex.h"
 
 #define MAXDEPTH 32
 #define EV_WEAK  0x8000u          /* internal: needs a numeric as-is start */
 #define EV_FORCE 0x4000u          /* internal: counts whatever the start */
 #define EV_NEEDS_NUMERIC (BW_SQLI_EV_COND | BW_SQLI_EV_CLAUSE | BW_SQLI_EV_COMMENT | EV_WEAK)
-#define SANDWICH_TAIL 64          /* longest literal re-opened at the end */
 
 /* What the walker expects next. */
 enum {
@@ -98,7 +92,7 @@ typedef struct {
     unsigned char clause, opened, closers, just_opened, alias_used;
     unsigned char prev, prev_kw;
     unsigned char logic, cmp_pending, cmp_done, numeric_start, first_seen;
-    unsigned char clause_ev, sens_arg, sel, sens_start;
+    unsigned char clause_ev, sens_arg, sel, sens_start, union_num;
     unsigned short func_flags;
     unsigned sel_ev, stmt_ev, ntok, ev;
     const char *stmt_seq;        /* statement head still to match, see stmts[] */
@@ -128,9 +122,16 @@ static const struct {
     {KW_HANDLER, 0, "I"}, {KW_COPY, 0, "C"}, {KW_SET, 0, "V"},
 };
 
+/* The contexts where the value itself must look like SQL from its first
+ * token on (no quote to break out of). */
+static int asis(const sq_gram_t *g)
+{
+    return g->ctx == BW_SQLI_CTX_ASIS || g->ctx == BW_SQLI_CTX_GLUED;
+}
+
 static int ev(sq_gram_t *g, unsigned bit)
 {
-    if (g->ctx == BW_SQLI_CTX_ASIS && (bit & EV_NEEDS_NUMERIC) && !(bit & EV_FORCE)
+    if (asis(g) && (bit & EV_NEEDS_NUMERIC) && !(bit & EV_FORCE)
         && !g->numeric_start)
         return 0;
     g->ev = bit & ~(EV_WEAK | EV_FORCE);
@@ -341,7 +342,7 @@ static int empty_call(sq_gram_t *g)
     g->clause = lv->clause;
     g->st = G_AFTER;
     g->alias_used = 0;
-    if (lv->sens && (g->ctx != BW_SQLI_CTX_ASIS || g->depth > 0 || !lv->first))
+    if (lv->sens && (!asis(g) || g->depth > 0 || !lv->first))
         return ev(g, BW_SQLI_EV_CALL);
     if (lv->sens)
         g->sens_start = 1;        /* version(): counts if the walk stays valid */
@@ -425,7 +426,7 @@ static int close_paren(sq_gram_t *g)
 /* A comment running to the end, in a state where the SQL is complete. */
 static int comment_end(sq_gram_t *g, const sq_tok_t *t)
 {
-    if (g->ctx == BW_SQLI_CTX_ASIS) {
+    if (asis(g)) {
         if (g->sens_start)
             return ev(g, BW_SQLI_EV_CALL) ? 1 : -1;
         if (!(g->logic || g->cmp_done || g->closers))
@@ -470,7 +471,7 @@ static int after_keyword(sq_gram_t *g, const sq_tok_t *t)
  * "'+(select 1)+'" into a blank before the value reaches the operator. */
 static int implicit_op(const sq_gram_t *g, const sq_tok_t *t)
 {
-    unsigned at = g->ctx == BW_SQLI_CTX_ASIS ? 1u : g->closers;
+    unsigned at = asis(g) ? 1u : g->closers;
     if (g->ntok != at || t->pos == 0)
         return 0;
     if (t->cls != SQ_LPAR && t->cls != SQ_FUNC && t->cls != SQ_VAR)
@@ -501,7 +502,10 @@ static int st_after(sq_gram_t *g, const sq_tok_t *t)
     case SQ_RPAR: return close_paren(g);
     case SQ_COMMA: g->st = G_OPERAND; return 0;
     case SQ_SEMI: g->st = G_STMT; return 0;
-    case SQ_UNION: g->st = G_UNION; return 0;
+    case SQ_UNION:
+        g->st = G_UNION;
+        g->union_num = g->prev == SQ_NUM;
+        return 0;
     case SQ_CMT: return comment_end(g, t);
     case SQ_DOT:
         if (g->prev != SQ_WORD && g->prev != SQ_QIDENT && g->prev != SQ_VAR)
@@ -544,6 +548,24 @@ static int st_func(sq_gram_t *g, const sq_tok_t *t)
     return 0;
 }
 
+/* After UNION (EXCEPT, INTERSECT). Behind a comment (the comment-glued
+ * context) a number, the set operator and ALL, DISTINCT or SELECT are the
+ * head of a set operation already: the rest of a path may cut off what
+ * follows ("/x/" comment "2 union all/bar"). */
+static int st_union(sq_gram_t *g, const sq_tok_t *t)
+{
+    int all = t->cls == SQ_KW && (t->kw == KW_ALL || t->kw == KW_DISTINCT);
+
+    if ((all || t->cls == SQ_SELECT) && g->ctx == BW_SQLI_CTX_GLUED && g->union_num
+        && g->prev == SQ_UNION && ev(g, BW_SQLI_EV_UNION | EV_WEAK))
+        return 1;
+    if (all)
+        return 0;
+    if (t->cls == SQ_SELECT)
+        return start_select(g, BW_SQLI_EV_UNION);
+    return t->cls == SQ_LPAR ? push(g, LV_PAREN) : -1;
+}
+
 /* The small states: one or two tokens each. */
 static int st_misc(sq_gram_t *g, const sq_tok_t *t)
 {
@@ -557,11 +579,7 @@ static int st_misc(sq_gram_t *g, const sq_tok_t *t)
             return comment_end(g, t);
         return t->cls == SQ_SEMI ? 0 : -1;
     case G_UNION:
-        if (t->cls == SQ_KW && (t->kw == KW_ALL || t->kw == KW_DISTINCT))
-            return 0;
-        if (t->cls == SQ_SELECT)
-            return start_select(g, BW_SQLI_EV_UNION);
-        return t->cls == SQ_LPAR ? push(g, LV_PAREN) : -1;
+        return st_union(g, t);
     case G_BY:
         if (t->cls != SQ_KW || t->kw != KW_BY)
             return -1;
@@ -639,72 +657,20 @@ static int finish(sq_gram_t *g)
     return 0;
 }
 
-static unsigned char quote_of(int ctx)
-{
-    return ctx == BW_SQLI_CTX_SQUOTE ? '\'' : ctx == BW_SQLI_CTX_DQUOTE ? '"' : '`';
-}
-
-/* The sandwich rule (see the header comment): a loose pass over the bytes
- * between the breakout and the last quote, ignoring what SQL would reject.
- * "." counts as an operator (PHP/Perl concatenation: '.sleep(5).'); the
- * outer operators may be blanks (a "+" decoded by t:urlDecodeUni) when the
- * middle holds a call or a sensitive name (user, @@version). */
-static int sandwich(const unsigned char *s, size_t len, size_t start, unsigned char q,
-                    sq_gram_t *g)
-{
-    size_t end = len;
-    unsigned ops = 0, operands = 0, calls = 0, n = 0;
-    int first_op = 0, last_op = 0;
-    sq_lex_t lx;
-    sq_tok_t t;
-
-    while (end > start && s[end - 1] != q)
-        end--;
-    if (end <= start || len - end > SANDWICH_TAIL)
-        return 0;
-    g->fplen = 1;
-    sq_lex_init(&lx, s, end - 1, start);
-    while (sq_lex_next(&lx, &t)) {
-        int is_op = t.cls == SQ_OP || t.cls == SQ_LOGIC || t.cls == SQ_CMP || t.cls == SQ_DOT;
-        fp_push(g, t.cls);
-        if (t.cls == SQ_CMT || t.cls == SQ_STR)
-            return 0;
-        if (n++ == 0)
-            first_op = is_op;
-        else if (is_op)
-            ops++;
-        if (strchr("nwivtf", t.cls) != NULL)
-            operands++;
-        calls += t.cls == SQ_FUNC || (t.flags & SQF_SENSITIVE) != 0;
-        if (t.cls != SQ_BAD)
-            last_op = is_op;
-    }
-    fp_push(g, SQ_STR);
-    g->ev = BW_SQLI_EV_SANDWICH;
-    if (n == 0)
-        return 0;
-    if (first_op && last_op)
-        return calls > 0 || (ops >= 2 && operands >= 2);
-    return calls > 0 && (first_op || s[start] == ' ') && (last_op || s[end - 2] == ' ');
-}
-
-static int run_context(const unsigned char *s, size_t len, int ctx, bw_sqli_result_t *res)
+int sq_walk(const unsigned char *s, size_t len, size_t start, int ctx,
+            bw_sqli_result_t *res)
 {
     sq_gram_t g;
     sq_lex_t lx;
     sq_tok_t t;
-    size_t start = 0;
     int r = 0;
 
     memset(&g, 0, sizeof(g));
     g.s = s;
     g.ctx = ctx;
-    if (ctx == BW_SQLI_CTX_ASIS) {
+    if (asis(&g)) {
         g.st = G_OPERAND;
     } else {
-        start = sq_lex_skip_quoted(s, len, 0, quote_of(ctx));
-        if (start >= len)
-            return 0;             /* never closed, or nothing after it */
         g.st = G_AFTER;
         g.first_seen = 1;
         g.prev = ctx == BW_SQLI_CTX_BACKTICK ? SQ_QIDENT : SQ_STR;
@@ -715,8 +681,6 @@ static int run_context(const unsigned char *s, size_t len, int ctx, bw_sqli_resu
         r = step(&g, &t);
     if (r == 0)
         r = finish(&g);
-    if (r != 1 && ctx != BW_SQLI_CTX_ASIS)
-        r = sandwich(s, len, start, quote_of(ctx), &g);
     if (r != 1)
         return 0;
     if (res != NULL) {
@@ -726,45 +690,4 @@ static int run_context(const unsigned char *s, size_t len, int ctx, bw_sqli_resu
         res->evidence = g.ev;
     }
     return 1;
-}
-
-int bw_sqli_detect(bw_str_t value, bw_sqli_result_t *res)
-{
-    const unsigned char *s = (const unsigned char *)value.data;
-    size_t n = value.len;
-
-    if (n == 0)
-        return 0;
-    if (run_context(s, n, BW_SQLI_CTX_ASIS, res))
-        return 1;
-    if (memchr(s, '\'', n) != NULL && run_context(s, n, BW_SQLI_CTX_SQUOTE, res))
-        return 1;
-    if (memchr(s, '"', n) != NULL && run_context(s, n, BW_SQLI_CTX_DQUOTE, res))
-        return 1;
-    if (memchr(s, '`', n) != NULL && run_context(s, n, BW_SQLI_CTX_BACKTICK, res))
-        return 1;
-    return 0;
-}
-
-const char *bw_sqli_evidence_name(unsigned evidence)
-{
-    static const char *const names[] = {
-        "union", "stack", "subquery", "call", "cond", "clause", "comment", "sandwich"
-    };
-    unsigned i;
-    for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-        if (evidence == (1u << i))
-            return names[i];
-    return "none";
-}
-
-const char *bw_sqli_context_name(int context)
-{
-    switch (context) {
-    case BW_SQLI_CTX_ASIS: return "as-is";
-    case BW_SQLI_CTX_SQUOTE: return "single-quote";
-    case BW_SQLI_CTX_DQUOTE: return "double-quote";
-    case BW_SQLI_CTX_BACKTICK: return "backtick";
-    default: return "none";
-    }
 }

@@ -3,9 +3,10 @@
  *
  * A value is an injection when, read as the continuation of an SQL literal
  * or number that an application pasted it into, it leaves that literal and
- * goes on as SQL. bw_sqli.c tries each place a value can be pasted (as-is /
- * numeric, inside '..', inside "..", inside `..`), tokenizes it with the SQL
- * tokenizer (bw_sqli_lex.h), walks the tokens with a small SQL grammar and
+ * goes on as SQL. bw_sqli_ctx.c tries each place a value can be pasted
+ * (as-is / numeric, inside '..', inside "..", inside `..`) and each place
+ * where a comment glues SQL onto text; bw_sqli.c tokenizes from there with
+ * the SQL tokenizer (bw_sqli_lex.h), walks the tokens with a small SQL grammar and
  * reports a match only on concrete evidence (a UNION SELECT, a stacked
  * statement, a tautology, a sensitive function call, a comment that cuts the
  * rest of the query off ...). The reasons are listed below.
@@ -25,7 +26,9 @@ enum {
     BW_SQLI_CTX_ASIS,         /* as-is: a number or an identifier position */
     BW_SQLI_CTX_SQUOTE,       /* inside '...' */
     BW_SQLI_CTX_DQUOTE,       /* inside "..." */
-    BW_SQLI_CTX_BACKTICK      /* inside `...` */
+    BW_SQLI_CTX_BACKTICK,     /* inside `...` */
+    BW_SQLI_CTX_GLUED         /* as-is, from a closed block comment that glues
+                                 SQL onto text (a path: "/x/" + comment + "2 union all") */
 };
 
 /* The evidence that decided (one bit). */

@@ -1,44 +1,59 @@
 #!/usr/bin/env python3
 """Detection / false-positive / throughput benchmark for @detectSQLi and @detectXSS.
 
-Attack corpus, built at run time (nothing from CRS is stored in this repo):
-  * the CRS regression tests of rule 942100 (SQLi) and 941100 (XSS) that
-    expect the rule to match, from ../shared/crs (v4.28.0 and the 3.3.4 tests
-    converted to the go-ftw v2 schema). Each test's request is taken apart
-    the way the rule sees it: query-string and url-encoded body arguments
-    (names and values), XML text and attribute values, cookies (names and
-    values), User-Agent and (for 942100) Referer; each value goes through the
-    rule's transformation chain. A test counts as detected when any of its
-    values matches, which is how the rule fires.
-  * tests/detect/sqli-variants.txt and xss-variants.txt: one ARGS value per
-    line, transformed by the rule's chain.
-  * --crs-all adds, for information only, the payloads of every other
-    942xxx / 941xxx test that expects its own rule to match (those rules are
-    regexes for narrower patterns; there is no target for them).
-Benign corpus: every line of tests/detect/benign/*.txt, transformed by each
-rule's chain, must not match; the false-positive rate is reported per file.
-Throughput: a 1 KB value made of benign prose, run many times in batch mode.
+Everything the operators see goes through the engine itself: the `bulwark`
+CLI applies each rule's transformation chain (`bulwark tfn NAME`) and runs
+the operator (`bulwark op --batch '@NAME'`). The chains and the variables a
+rule inspects are read at run time from the CRS rule files (nothing from
+CRS is stored in this repository).
 
-The operator runs in a separate program (--runner, default "bulwark op"):
-  single mode:  RUNNER @detectSQLi       value on stdin; exit 0 = match, 1 = no match
-  batch mode:   RUNNER --batch @detectSQLi
-                stdin: one value per line, "\\\\" = backslash and "\\xHH" = byte
-                HH (used for every byte < 0x20, 0x7f and the backslash);
-                stdout: one line per value, "1" = match, "0" = no match.
-  timing:       RUNNER --repeat N @detectSQLi
-                value on stdin; runs the operator N times and prints the
-                elapsed seconds (a float) on stdout; exit status as above.
-Use --batch when the runner supports it (much faster). Throughput uses
---repeat when the runner has it, else a batch-mode lower bound.
+Classes and their targets (a class below its target is a "failure"):
+  attacks, detection >= 99%
+    CRS <rule> tests   the CRS regression tests of rules 942100 / 942101
+                       (SQLi) and 941100 / 941101 (XSS) that expect the rule
+                       to fire, v4.28.0 tests against the v4.28.0 rules and
+                       3.3.4 tests (go-ftw v2 schema) against Debian's 3.3.4
+                       rules. A test's request is taken apart into the rule's
+                       variables (ARGS, ARGS_NAMES, cookies, the headers it
+                       names, XML:/* and XML://@*, REQUEST_FILENAME,
+                       REQUEST_BASENAME); it counts as detected when any of
+                       its values matches, which is how the rule fires.
+    <kind>-variants.txt  attack variants written for Bulwark, one ARGS value
+                       per line ("# " lines are comments), rule 942100's /
+                       941100's chain (v4.28.0 rules).
+  CRS no-match tests, the tests that expect the rule NOT to fire: 100% pass.
+  benign inputs, false positives <= 0.1%: every line of benign/*.txt, as an
+    ARGS value with the same chain; the rate per file is printed for
+    information, the target applies to the whole corpus.
+Throughput (information): MB/s of the operator alone on 1 KB benign values
+(`bulwark op --repeat N`).
+Closing line: `detect: N passed, M failed` (then the failing classes); exit
+status 1 when a class failed, 2 when the run broke.
+
+The bulwark binary: --bulwark PATH, else `bulwark` on PATH, else
+build/out/bulwark in the repository. `bulwark tfn` reads one value; to keep
+spawns few, values are joined with a separator of control bytes that no
+transformation here reads or writes, and split again. A value is sent alone
+when it holds the separator or ends in what may be an unfinished escape
+(\\ % &) or UTF-8 sequence, which a transformation could read on into the
+separator, and the whole batch is
+redone value by value if the pieces do not come back one for one.
+--verify-tfn checks that claim: it also runs every value alone and
+reports any difference. If the CLI gains `bulwark tfn --batch NAME` (the
+line protocol of `op --batch` in, the same escaping out), it is used.
+--runner CMD runs another operator program with the protocol of
+`bulwark op` (single value on stdin, exit 0 = match; --batch as above;
+--repeat N prints seconds).
 """
 import argparse
 import glob
+import json
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
-import time
 import urllib.parse
 import xml.etree.ElementTree as ET
 
@@ -50,262 +65,204 @@ except ImportError:  # pragma: no cover
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 CRS_DEFAULT = os.path.join(os.path.dirname(REPO), "shared", "crs")
+DEBIAN_RULES = "/usr/share/modsecurity-crs/rules"
+
+KINDS = {
+    "sqli": dict(title="SQLi", op="@detectSQLi", args_rule="942100", rules=["942100", "942101"],
+                 dir="REQUEST-942-APPLICATION-ATTACK-SQLI"),
+    "xss": dict(title="XSS", op="@detectXSS", args_rule="941100", rules=["941100", "941101"],
+                dir="REQUEST-941-APPLICATION-ATTACK-XSS"),
+}
+DETECT_TARGET = 99.0        # % of attacks detected, per class
+FP_TARGET = 0.1             # % of benign inputs matched, whole corpus
+
+
+class Broken(Exception):
+    """The run cannot go on (exit 2)."""
 
 # ---------------------------------------------------------------------------
-# ModSecurity transformations, as far as the two rules need them.
+# Rules: the variables and the transformation chain of one rule id.
 
 
-def t_utf8_to_unicode(b):
-    """Multi-byte UTF-8 sequences become %uHHHH; invalid bytes stay."""
-    out = bytearray()
-    i = 0
-    while i < len(b):
-        c = b[i]
-        n = 0
-        if 0xC2 <= c <= 0xDF:
-            n = 1
-        elif 0xE0 <= c <= 0xEF:
-            n = 2
-        elif 0xF0 <= c <= 0xF4:
-            n = 3
-        if n and i + n < len(b) + 0 and all(0x80 <= x <= 0xBF for x in b[i + 1:i + 1 + n]) \
-                and len(b[i + 1:i + 1 + n]) == n:
-            cp = b[i:i + 1 + n].decode("utf-8", "replace")
-            if len(cp) == 1 and cp != "\ufffd":
-                out += b"%%u%04x" % (ord(cp) & 0xFFFF)
-                i += 1 + n
+def read_rule(rules_dir, rule_id):
+    """(targets, chain) of the SecRule with id rule_id in rules_dir/*.conf."""
+    idre = re.compile(r"[\"',]id:%s[,\"']" % rule_id)
+    for path in sorted(glob.glob(os.path.join(rules_dir, "*.conf"))):
+        with open(path, encoding="utf-8", errors="replace") as f:
+            text = re.sub(r"\\\n", " ", f.read())
+        for line in text.split("\n"):
+            line = line.strip()
+            if not line.startswith("SecRule ") or not idre.search(line):
                 continue
-        out.append(c)
-        i += 1
-    return bytes(out)
-
-
-def _unicode_byte(cp):
-    """Best fit of a code point to one byte: full-width ASCII folds to
-    ASCII, others keep their low byte (ModSecurity without a mapping)."""
-    if 0xFF01 <= cp <= 0xFF5E:
-        return cp - 0xFEE0
-    return cp & 0xFF
-
-
-HEX = b"0123456789abcdefABCDEF"
-
-
-def t_url_decode_uni(b):
-    out = bytearray()
-    i = 0
-    n = len(b)
-    while i < n:
-        c = b[i]
-        if c == 0x25 and i + 5 < n + 0 and b[i + 1] in b"uU" and all(x in HEX for x in b[i + 2:i + 6]) \
-                and len(b[i + 2:i + 6]) == 4:
-            out.append(_unicode_byte(int(b[i + 2:i + 6], 16)))
-            i += 6
-        elif c == 0x25 and i + 2 < n and b[i + 1] in HEX and b[i + 2] in HEX:
-            out.append(int(b[i + 1:i + 3], 16))
-            i += 3
-        elif c == 0x2B:
-            out.append(0x20)
-            i += 1
-        else:
-            out.append(c)
-            i += 1
-    return bytes(out)
-
-
-ENTITIES = {b"quot": 0x22, b"amp": 0x26, b"lt": 0x3C, b"gt": 0x3E, b"nbsp": 0xA0}
-
-
-def t_html_entity_decode(b):
-    def num(m):
-        txt = m.group(1)
-        v = int(txt[1:], 16) if txt[:1] in (b"x", b"X") else int(txt)
-        return bytes([v & 0xFF])
-
-    b = re.sub(rb"&#((?:[xX][0-9a-fA-F]+)|[0-9]+);?", num, b)
-    return re.sub(rb"&(quot|amp|lt|gt|nbsp);?", lambda m: bytes([ENTITIES[m.group(1)]]), b)
-
-
-def t_js_decode(b):
-    esc = {ord("a"): 7, ord("b"): 8, ord("f"): 12, ord("n"): 10, ord("r"): 13, ord("t"): 9, ord("v"): 11}
-    out = bytearray()
-    i, n = 0, len(b)
-    while i < n:
-        c = b[i]
-        if c != 0x5C or i + 1 >= n:
-            out.append(c)
-            i += 1
-            continue
-        d = b[i + 1]
-        if d in b"uU" and i + 5 < n and all(x in HEX for x in b[i + 2:i + 6]):
-            out.append(_unicode_byte(int(b[i + 2:i + 6], 16)))
-            i += 6
-        elif d in b"xX" and i + 3 < n and b[i + 2] in HEX and b[i + 3] in HEX:
-            out.append(int(b[i + 2:i + 4], 16))
-            i += 4
-        elif 0x30 <= d <= 0x37:
-            j = i + 1
-            while j < n and j < i + 4 and 0x30 <= b[j] <= 0x37:
-                j += 1
-            out.append(int(b[i + 1:j], 8) & 0xFF)
-            i = j
-        else:
-            out.append(esc.get(d, d))
-            i += 2
-    return bytes(out)
-
-
-def t_css_decode(b):
-    out = bytearray()
-    i, n = 0, len(b)
-    while i < n:
-        c = b[i]
-        if c != 0x5C or i + 1 >= n:
-            out.append(c)
-            i += 1
-            continue
-        j = i + 1
-        while j < n and j < i + 7 and b[j] in HEX:
-            j += 1
-        if j > i + 1:
-            out.append(_unicode_byte(int(b[i + 1:j], 16)))
-            if j < n and b[j] in b" \t\n\r\f":
-                j += 1
-            i = j
-        elif b[i + 1] == 0x0A:
-            i += 2
-        else:
-            out.append(b[i + 1])
-            i += 2
-    return bytes(out)
-
-
-def t_remove_nulls(b):
-    return b.replace(b"\x00", b"")
-
-
-CHAINS = {
-    "sqli": [t_utf8_to_unicode, t_url_decode_uni, t_remove_nulls],
-    "xss": [t_utf8_to_unicode, t_url_decode_uni, t_html_entity_decode, t_js_decode,
-            t_css_decode, t_remove_nulls],
-}
-OPS = {"sqli": "@detectSQLi", "xss": "@detectXSS"}
-RULES = {"sqli": "942100", "xss": "941100"}
-RULE_DIRS = {"sqli": "REQUEST-942-APPLICATION-ATTACK-SQLI", "xss": "REQUEST-941-APPLICATION-ATTACK-XSS"}
-
-
-def transform(kind, b):
-    for f in CHAINS[kind]:
-        b = f(b)
-    return b
+            parts = shlex.split(line, posix=True)
+            chain = []
+            for name in re.findall(r"\bt:([A-Za-z0-9]+)", parts[3] if len(parts) > 3 else ""):
+                chain = [] if name.lower() == "none" else chain + [name]
+            return parts[1].split("|"), chain
+    raise Broken("rule %s not found in %s" % (rule_id, rules_dir))
 
 # ---------------------------------------------------------------------------
 # CRS tests -> the values the rule inspects.
 
 
-def url_decode_arg(s):
+def url_decode(s):
     """ModSecurity's argument decoding: %XX and '+'; bad escapes stay."""
-    return urllib.parse.unquote_to_bytes(s.replace(b"+", b" ")) if isinstance(s, bytes) \
-        else urllib.parse.unquote_to_bytes(s.replace("+", " "))
+    return urllib.parse.unquote_to_bytes(s.replace(b"+", b" "))
 
 
 def split_args(qs):
-    vals = []
+    pairs = []
     for part in qs.split(b"&"):
-        if not part:
-            continue
-        name, eq, value = part.partition(b"=")
-        vals.append(url_decode_arg(name))
-        if eq:
-            vals.append(url_decode_arg(value))
-    return vals
+        if part:
+            name, _, value = part.partition(b"=")
+            pairs.append((url_decode(name), url_decode(value)))
+    return pairs
 
 
-def xml_values(data):
+def json_args(data):
+    """JSON body as ARGS, the way the JSON body processor flattens it."""
+    try:
+        doc = json.loads(data)
+    except ValueError:
+        return []
+    pairs = []
+
+    def walk(prefix, v):
+        if isinstance(v, dict):
+            for k, x in v.items():
+                walk(prefix + "." + k, x)
+        elif isinstance(v, list):
+            for i, x in enumerate(v):
+                walk("%s.array_%d" % (prefix, i), x)
+        else:
+            text = "" if v is None else (json.dumps(v) if isinstance(v, bool) else str(v))
+            pairs.append((prefix.encode(), text.encode("utf-8", "surrogateescape")))
+    walk("json", doc)
+    return pairs
+
+
+def xml_values(data, target):
+    """XML:/* is the text content of the root element, XML://@* every
+    attribute value."""
     try:
         root = ET.fromstring(data)
     except ET.ParseError:
         return []
-    vals = []
-    for el in root.iter():
-        if el.text:
-            vals.append(el.text.encode("utf-8"))
-        for v in el.attrib.values():
-            vals.append(v.encode("utf-8"))
-    return vals
+    if target == "XML://@*":
+        return [v.encode("utf-8") for el in root.iter() for v in el.attrib.values()]
+    return ["".join(root.itertext()).encode("utf-8")]
 
 
-def header_map(inp):
+def request(inp):
+    """The parts of one go-ftw request input that rules read."""
     hdrs = {}
     for k, v in (inp.get("headers") or {}).items():
         hdrs[str(k).lower()] = str(v)
     for h in inp.get("ordered_headers") or []:
         hdrs[str(h.get("name", "")).lower()] = str(h.get("value", ""))
-    return hdrs
-
-
-def stage_values(kind, inp):
-    """Values of one request that the rule looks at (before its t: chain)."""
-    hdrs = header_map(inp)
-    vals = []
     uri = str(inp.get("uri", "/")).encode("utf-8", "surrogateescape")
-    if b"?" in uri:
-        vals += split_args(uri.split(b"?", 1)[1])
+    path, _, query = uri.partition(b"?")
+    req = dict(headers=hdrs, args=split_args(query), xml=None, cookies=[])
     data = inp.get("data")
     if data is not None:
         data = (data if isinstance(data, str) else str(data)).encode("utf-8", "surrogateescape")
         ctype = hdrs.get("content-type", "application/x-www-form-urlencoded").lower()
         if "xml" in ctype:
-            vals += xml_values(data)
-        elif "json" not in ctype and "multipart" not in ctype:
-            vals += split_args(data)
+            req["xml"] = data
+        elif "json" in ctype:
+            req["args"] += json_args(data)
+        elif "multipart" not in ctype:
+            req["args"] += split_args(data)
     for c in hdrs.get("cookie", "").split(";"):
         name, _, value = c.strip().partition("=")
         if name:
-            vals += [name.encode(), value.encode()]
-    if "user-agent" in hdrs:
-        vals.append(hdrs["user-agent"].encode("utf-8", "surrogateescape"))
-    if kind == "sqli" and "referer" in hdrs:
-        vals.append(hdrs["referer"].encode("utf-8", "surrogateescape"))
+            req["cookies"].append((name.encode(), value.encode()))
+    req["filename"] = urllib.parse.unquote_to_bytes(path)
+    req["basename"] = req["filename"].rsplit(b"/", 1)[-1]
+    return req
+
+
+def target_values(targets, req):
+    """Values of the variables a rule names ("!REQUEST_COOKIES:/re/" drops
+    the cookies whose name matches)."""
+    skip = [re.compile(t.split(":", 1)[1].strip("/").encode()) for t in targets
+            if t.startswith("!REQUEST_COOKIES:/")]
+    cookies = [(n, v) for n, v in req["cookies"] if not any(r.search(n) for r in skip)]
+    vals = []
+    for t in targets:
+        if t.startswith("!"):
+            continue
+        name, _, sel = t.partition(":")
+        if t == "ARGS":
+            vals += [v for _, v in req["args"]]
+        elif t == "ARGS_NAMES":
+            vals += [n for n, _ in req["args"]]
+        elif t == "REQUEST_COOKIES":
+            vals += [v for _, v in cookies]
+        elif t == "REQUEST_COOKIES_NAMES":
+            vals += [n for n, _ in cookies]
+        elif name == "REQUEST_HEADERS" and sel.lower() in req["headers"]:
+            vals.append(req["headers"][sel.lower()].encode("utf-8", "surrogateescape"))
+        elif name == "XML" and req["xml"] is not None:
+            vals += xml_values(req["xml"], t)
+        elif t == "REQUEST_FILENAME":
+            vals.append(req["filename"])
+        elif t == "REQUEST_BASENAME":
+            vals.append(req["basename"])
     return vals
 
 
-def expects(out, rule):
+def log_ids(out, key, regex_key, rule):
     log = (out or {}).get("log") or {}
-    ids = [str(i) for i in (log.get("expect_ids") or [])]
-    return rule in ids or ('id "%s"' % rule) in str(log.get("match_regex", ""))
+    return rule in [str(i) for i in (log.get(key) or [])] \
+        or ('id "%s"' % rule) in str(log.get(regex_key, ""))
 
 
-def crs_tests(kind, crs_root, only_rule=True):
-    """(label, [values]) per positive test."""
-    roots = [("v4.28.0", os.path.join(crs_root, "v4.28.0", "tests", "regression", "tests")),
-             ("v3.3.4", os.path.join(crs_root, "v3.3.4", "tests-v2"))]
+def crs_tests(crs_root, kind, rules, others=False):
+    """[(label, rule_id, chain, [values], expect_match)] from the CRS test
+    files of the given rules (others: of every other rule, for --crs-all)."""
+    suites = [("v4.28.0", os.path.join(crs_root, "v4.28.0", "tests", "regression", "tests"),
+               os.path.join(crs_root, "v4.28.0", "rules")),
+              ("v3.3.4", os.path.join(crs_root, "v3.3.4", "tests-v2"),
+               DEBIAN_RULES if os.path.isdir(DEBIAN_RULES)
+               else os.path.join(crs_root, "v4.28.0", "rules"))]
     tests = []
-    for ver, root in roots:
-        pattern = os.path.join(root, RULE_DIRS[kind], RULES[kind] + ".yaml") if only_rule \
-            else os.path.join(root, RULE_DIRS[kind], "*.yaml")
-        for path in sorted(glob.glob(pattern)):
+    for ver, root, rules_dir in suites:
+        d = os.path.join(root, KINDS[kind]["dir"])
+        files = [f for f in sorted(glob.glob(os.path.join(d, "*.yaml")))
+                 if os.path.basename(f)[:6] not in rules] if others \
+            else [os.path.join(d, r + ".yaml") for r in rules]
+        for path in files:
+            if not os.path.exists(path):
+                continue
             doc = yaml.safe_load(open(path, encoding="utf-8"))
             rule = str(doc.get("rule_id") or os.path.basename(path)[:6])
-            if not only_rule and rule == RULES[kind]:
-                continue
+            try:
+                targets, chain = read_rule(rules_dir, rule)
+            except (Broken, ValueError):
+                continue            # a rule this version lacks, or one shlex cannot split
             for t in doc.get("tests", []):
                 if t.get("enabled") is False:
                     continue
-                vals = []
-                hit = False
                 for st in t.get("stages", []):
                     st = st.get("stage", st)
-                    if expects(st.get("output"), rule):
-                        hit = True
-                        vals += stage_values(kind, st.get("input") or {})
-                if hit and vals:
-                    tests.append(("%s %s-%s" % (ver, rule, t.get("test_id")),
-                                  [transform(kind, v) for v in vals]))
+                    out = st.get("output")
+                    want = True if log_ids(out, "expect_ids", "match_regex", rule) else \
+                        False if log_ids(out, "no_expect_ids", "no_match_regex", rule) else None
+                    if want is None:
+                        continue
+                    vals = target_values(targets, request(st.get("input") or {}))
+                    tests.append(("%s %s-%s" % (ver, rule, t.get("test_id")), rule, tuple(chain),
+                                  vals, want))
     return tests
 
 # ---------------------------------------------------------------------------
-# Running the operator.
+# The engine: transformations and operators through the bulwark CLI.
+
+SEP = b"\x01\x02\x03\x02\x01"       # no letters, digits, blanks or escapes
+# A value that ends in what may be an unfinished escape (backslash, %, &)
+# or UTF-8 sequence: a transformation could read on into the separator.
+RISKY_END = re.compile(rb"(\\[0-9A-Za-z]{0,7}\s?|[%&][#0-9A-Za-z;]{0,12}|[\x80-\xff])$")
 
 
 def escape_line(b):
@@ -320,164 +277,249 @@ def escape_line(b):
     return bytes(out) + b"\n"
 
 
-class Runner:
-    def __init__(self, cmd, batch):
-        self.cmd = shlex.split(cmd)
-        self.batch = batch
+def unescape_line(line):
+    return re.sub(rb"\\(\\|x[0-9a-fA-F]{2})",
+                  lambda m: b"\\" if m.group(1) == b"\\" else bytes([int(m.group(1)[1:], 16)]), line)
 
-    def run(self, kind, values):
-        op = OPS[kind]
+
+class Engine:
+    def __init__(self, exe, runner, batch, verify):
+        self.exe = exe
+        self.runner = shlex.split(runner) if runner else [exe, "op"]
+        self.batch = batch or not runner
+        self.verify = verify
+        self.cache = {}
+        self.spawns = 0
+        self.mismatches = []
+        self.tfn_batch = self._probe_tfn_batch()
+
+    def _run(self, cmd, data, ok=(0,)):
+        self.spawns += 1
+        p = subprocess.run(cmd, input=data, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        if p.returncode not in ok:
+            raise Broken("%s: exit %d: %s" % (" ".join(cmd), p.returncode,
+                                               p.stderr.decode(errors="replace").strip()[:200]))
+        return p
+
+    def _probe_tfn_batch(self):
+        p = subprocess.run([self.exe, "tfn", "--batch", "urlDecodeUni"], input=b"a%41\n%5c\n",
+                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        return p.returncode == 0 and p.stdout == b"aA\n\\\\\n"
+
+    def _alone(self, name, values):
+        return [self._run([self.exe, "tfn", name], v).stdout for v in values]
+
+    def _joined(self, name, values):
+        if self.tfn_batch:
+            out = self._run([self.exe, "tfn", "--batch", name],
+                            b"".join(map(escape_line, values))).stdout.split(b"\n")[:-1]
+            if len(out) != len(values):
+                raise Broken("tfn --batch %s: %d answers for %d values" % (name, len(out), len(values)))
+            return [unescape_line(x) for x in out]
+        res = [None] * len(values)
+        idx = [i for i, v in enumerate(values) if SEP not in v and not RISKY_END.search(v[-16:])]
+        if idx:
+            parts = self._run([self.exe, "tfn", name], SEP.join(values[i] for i in idx)).stdout.split(SEP)
+            if len(parts) == len(idx):
+                for i, r in zip(idx, parts):
+                    res[i] = r
+        rest = [i for i, r in enumerate(res) if r is None]
+        for i, r in zip(rest, self._alone(name, [values[i] for i in rest])):
+            res[i] = r
+        return res
+
+    def transform(self, chain, values):
+        """Each value through the chain (a tuple of t: names), cached."""
+        todo = list(dict.fromkeys(v for v in values if (chain, v) not in self.cache))
+        cur = todo
+        for name in chain:
+            if not cur:
+                break
+            nxt = self._joined(name, cur)
+            if self.verify:
+                for v, a, b in zip(cur, nxt, self._alone(name, cur)):
+                    if a != b:
+                        self.mismatches.append((name, v))
+            cur = nxt
+        for v, r in zip(todo, cur):
+            self.cache[(chain, v)] = r
+        return [self.cache[(chain, v)] for v in values]
+
+    def match(self, op, values):
         if not values:
             return []
         if self.batch:
-            p = subprocess.run(self.cmd + ["--batch", op], input=b"".join(map(escape_line, values)),
-                               stdout=subprocess.PIPE, check=True)
-            res = p.stdout.split()
+            res = self._run(self.runner + ["--batch", op], b"".join(map(escape_line, values))).stdout.split()
             if len(res) != len(values):
-                sys.exit("runner returned %d answers for %d values" % (len(res), len(values)))
+                raise Broken("runner returned %d answers for %d values" % (len(res), len(values)))
             return [r == b"1" for r in res]
-        out = []
-        for v in values:
-            p = subprocess.run(self.cmd + [op], input=v, stdout=subprocess.DEVNULL)
-            if p.returncode not in (0, 1):
-                sys.exit("runner failed (exit %d) on %r" % (p.returncode, v[:80]))
-            out.append(p.returncode == 0)
-        return out
+        return [self._run(self.runner + [op], v, ok=(0, 1)).returncode == 0 for v in values]
+
+    def seconds(self, op, value, count):
+        p = self._run(self.runner + ["--repeat", str(count), op], value, ok=(0, 1))
+        try:
+            return float(p.stdout.split()[0])
+        except (ValueError, IndexError):
+            return None
+
+# ---------------------------------------------------------------------------
+# The benchmark.
 
 
-def read_lines(path, comments):
-    vals = []
-    with open(path, "rb") as f:
-        for line in f:
-            line = line.rstrip(b"\r\n")
-            if not line or (comments and line.startswith(b"# ")):
-                continue
-            vals.append(line)
-    return vals
+class Tally:
+    def __init__(self):
+        self.passed, self.failed = 0, []
+
+    def check(self, name, ok):
+        if ok:
+            self.passed += 1
+        else:
+            self.failed.append(name)
+        return "" if ok else "   << below target"
 
 
 def pct(a, b):
     return 100.0 * a / b if b else 0.0
 
 
-def show_misses(title, items, limit):
+def read_lines(path, comments):
+    with open(path, "rb") as f:
+        lines = [line.rstrip(b"\r\n") for line in f]
+    return [x for x in lines if x and not (comments and x.startswith(b"# "))]
+
+
+def show(title, items, limit):
     if items and limit:
         print("    %s (%d):" % (title, len(items)))
         for it in items[:limit]:
             print("      " + it.decode("utf-8", "backslashreplace")[:150])
 
 
-def bench_attacks(runner, kind, args):
-    print("%s detection (%s)" % ("SQLi" if kind == "sqli" else "XSS", OPS[kind]))
-    total_hit = total = 0
-    classes = [("CRS %s tests" % RULES[kind], crs_tests(kind, args.crs), True)]
-    if args.crs_all:
-        classes.append(("CRS other 94%s tests (info)" % RULES[kind][2],
-                        crs_tests(kind, args.crs, only_rule=False), False))
-    for label, tests, counted in classes:
-        flat = [v for _, vals in tests for v in vals]
-        res = iter(runner.run(kind, flat))
-        hits, missed = 0, []
-        for name, vals in tests:
-            r = [next(res) for _ in vals]
-            if any(r):
-                hits += 1
-            else:
-                missed.append(name.encode() + b": " + b" | ".join(vals)[:140])
-        print("  %-34s %5d / %-5d %6.1f%%" % (label, hits, len(tests), pct(hits, len(tests))))
-        show_misses("missed", missed, args.verbose)
-        if counted:
-            total_hit += hits
-            total += len(tests)
+def run_tests(eng, kind, tests):
+    """Verdict per test: did any of its values match?"""
+    flat = [(t[2], v) for t in tests for v in t[3]]
+    chains = {c for c, _ in flat}
+    done = {}
+    for c in chains:
+        vals = [v for cc, v in flat if cc == c]
+        for v, r in zip(vals, eng.transform(c, vals)):
+            done[(c, v)] = r
+    res = iter(eng.match(KINDS[kind]["op"], [done[(c, v)] for c, v in flat]))
+    return [any([next(res) for _ in t[3]]) for t in tests]
+
+
+def bench_attacks(eng, kind, args, tally):
+    k = KINDS[kind]
+    print("%s detection (%s)" % (k["title"], k["op"]))
+    tests = crs_tests(args.crs, kind, k["rules"])
+    verdicts = run_tests(eng, kind, tests)
+    for rule in k["rules"]:
+        pos = [(t, r) for t, r in zip(tests, verdicts) if t[1] == rule and t[4]]
+        hits = sum(r for _, r in pos)
+        print("  %-30s %5d / %-5d %6.1f%%%s" % ("CRS %s tests" % rule, hits, len(pos), pct(hits, len(pos)),
+                                                 tally.check("%s CRS %s" % (kind, rule),
+                                                             pct(hits, len(pos)) >= DETECT_TARGET)))
+        show("missed", [t[0].encode() + b": " + b" | ".join(t[3])[:140] for t, r in pos if not r],
+             args.verbose)
+    neg = [(t, r) for t, r in zip(tests, verdicts) if not t[4]]
+    ok = sum(not r for _, r in neg)
+    print("  %-30s %5d / %-5d %6.1f%%%s" % ("CRS no-match tests (pass)", ok, len(neg), pct(ok, len(neg)),
+                                             tally.check("%s CRS no-match" % kind, ok == len(neg))))
+    show("matched although CRS expects no match", [t[0].encode() for t, r in neg if r], args.verbose)
+    targets, chain = read_rule(os.path.join(args.crs, "v4.28.0", "rules"), k["args_rule"])
     vals = read_lines(os.path.join(HERE, kind + "-variants.txt"), True)
-    tv = [transform(kind, v) for v in vals]
-    res = runner.run(kind, tv)
+    res = eng.match(k["op"], eng.transform(tuple(chain), vals))
     hits = sum(res)
-    print("  %-34s %5d / %-5d %6.1f%%" % (kind + "-variants.txt", hits, len(vals), pct(hits, len(vals))))
-    show_misses("missed", [v for v, r in zip(vals, res) if not r], args.verbose)
-    total_hit += hits
-    total += len(vals)
-    print("  %-34s %5d / %-5d %6.1f%%   (target >= 99%%)" % ("all", total_hit, total, pct(total_hit, total)))
-    return pct(total_hit, total)
+    print("  %-30s %5d / %-5d %6.1f%%%s" % (kind + "-variants.txt", hits, len(vals), pct(hits, len(vals)),
+                                             tally.check("%s variants" % kind,
+                                                         pct(hits, len(vals)) >= DETECT_TARGET)))
+    show("missed", [v for v, r in zip(vals, res) if not r], args.verbose)
+    if args.crs_all:
+        other = [t for t in crs_tests(args.crs, kind, k["rules"], others=True) if t[4]]
+        hits = sum(run_tests(eng, kind, other))
+        print("  %-30s %5d / %-5d %6.1f%%   (information)" % ("CRS other 94%s tests" % k["rules"][0][2],
+                                                                hits, len(other), pct(hits, len(other))))
+    return tuple(chain)
 
 
-def bench_benign(runner, kind, args):
-    print("%s false positives over tests/detect/benign" % ("SQLi" if kind == "sqli" else "XSS"))
+def bench_benign(eng, kind, chain, args, tally):
+    k = KINDS[kind]
+    print("%s false positives over tests/detect/benign" % k["title"])
     fp_all = n_all = 0
     for path in sorted(glob.glob(os.path.join(HERE, "benign", "*.txt"))):
         vals = read_lines(path, False)
-        res = runner.run(kind, [transform(kind, v) for v in vals])
+        res = eng.match(k["op"], eng.transform(chain, vals))
         fp = [v for v, r in zip(vals, res) if r]
-        print("  %-34s %5d / %-5d %6.2f%%" % (os.path.basename(path), len(fp), len(vals), pct(len(fp), len(vals))))
-        show_misses("false positives", fp, args.verbose)
+        print("  %-30s %5d / %-5d %6.2f%%" % (os.path.basename(path), len(fp), len(vals),
+                                               pct(len(fp), len(vals))))
+        show("false positives", fp, args.verbose)
         fp_all += len(fp)
         n_all += len(vals)
-    print("  %-34s %5d / %-5d %6.2f%%   (target <= 0.1%%)" % ("all", fp_all, n_all, pct(fp_all, n_all)))
-    return n_all
-
-
-def kilobyte_value(patterns):
-    lines = []
-    for pat in patterns:
-        for path in sorted(glob.glob(os.path.join(HERE, "benign", pat))):
-            lines += read_lines(path, False)
-    return b" ".join(lines)[:1024]
+    print("  %-30s %5d / %-5d %6.2f%%%s" % ("all benign", fp_all, n_all, pct(fp_all, n_all),
+                                             tally.check("%s false positives" % kind,
+                                                         pct(fp_all, n_all) <= FP_TARGET)))
 
 
 SPEED_VALUES = [("prose", ["prose_en.txt", "prose_intl.txt"]),
                 ("markup and code", ["markdown.txt", "code.txt"])]
 
 
-def bench_speed(runner, kind, count):
-    """MB/s on 1 KB benign values: the runner's --repeat mode times the
-    operator alone; without it, batch mode gives a lower bound (line I/O
-    and escape parsing included, a batch of 1-byte values subtracted)."""
-    for label, pats in SPEED_VALUES:
-        value = kilobyte_value(pats)
-        cmd = runner.cmd + ["--repeat", str(count * 10), OPS[kind]]
-        p = subprocess.run(cmd, input=value, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-        try:
-            secs = float(p.stdout.split()[0]) if p.returncode in (0, 1) else None
-        except (ValueError, IndexError):
-            secs = None
+def bench_speed(eng, kind, chain, count):
+    for label, names in SPEED_VALUES:
+        lines = []
+        for name in names:
+            lines += read_lines(os.path.join(HERE, "benign", name), False)
+        value = eng.transform(chain, [b" ".join(lines)[:1024]])[0]
+        secs = eng.seconds(KINDS[kind]["op"], value, count)
         if secs:
             print("  throughput, 1 KB of benign %-16s %7.0f MB/s (operator only, %d runs)"
-                  % (label + ":", len(value) * count * 10 / secs / 1e6, count * 10))
-            continue
-        if not runner.batch:
-            print("  throughput: the runner has neither --repeat nor --batch")
-            return
-        best = None
-        for _ in range(3):
-            t0 = time.perf_counter()
-            runner.run(kind, [value] * count)
-            t1 = time.perf_counter()
-            runner.run(kind, [b"x"] * count)
-            t2 = time.perf_counter()
-            op_time = (t1 - t0) - (t2 - t1)
-            best = op_time if best is None or op_time < best else best
-        print("  throughput, 1 KB of benign %-16s >= %5.0f MB/s (batch mode, I/O included)"
-              % (label + ":", len(value) * count / max(best, 1e-9) / 1e6))
+                  % (label + ":", len(value) * count / secs / 1e6, count))
+        else:
+            print("  throughput: the runner has no --repeat")
+
+
+def find_bulwark(arg):
+    for cand in [arg] if arg else [shutil.which("bulwark"), os.path.join(REPO, "build", "out", "bulwark")]:
+        if cand and os.path.isfile(cand) and os.access(cand, os.X_OK):
+            return cand
+    raise Broken("--bulwark %s: not an executable" % arg if arg else
+                 "no bulwark binary: give --bulwark PATH, put it on PATH or build build/out/bulwark")
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--runner", default="bulwark op", help='command; the operator name is appended (default: "bulwark op")')
-    ap.add_argument("--batch", action="store_true", help="the runner supports --batch")
+    ap.add_argument("--bulwark", help="the bulwark CLI (default: PATH, then build/out/bulwark)")
+    ap.add_argument("--runner", help="another operator program (protocol of `bulwark op`)")
+    ap.add_argument("--batch", action="store_true", help="--runner supports --batch")
     ap.add_argument("--crs", default=CRS_DEFAULT, help="CRS data root (default: ../shared/crs)")
     ap.add_argument("--crs-all", action="store_true", help="also report the other 941/942 tests (information)")
-    ap.add_argument("--only", choices=["sqli", "xss"], help="one operator only")
+    ap.add_argument("--only", choices=sorted(KINDS), help="one operator only")
+    ap.add_argument("--verify-tfn", action="store_true", help="also transform every value alone and compare")
     ap.add_argument("-v", "--verbose", type=int, nargs="?", const=50, default=0,
                     help="list up to N misses and false positives")
-    ap.add_argument("--speed-count", type=int, default=20000)
+    ap.add_argument("--speed-count", type=int, default=200000, help="runs of the 1 KB value")
     args = ap.parse_args()
-    runner = Runner(args.runner, args.batch)
-    for kind in (["sqli", "xss"] if not args.only else [args.only]):
-        bench_attacks(runner, kind, args)
-        bench_benign(runner, kind, args)
-        bench_speed(runner, kind, args.speed_count)
-        print()
+    tally = Tally()
+    try:
+        eng = Engine(find_bulwark(args.bulwark), args.runner, args.batch, args.verify_tfn)
+        for kind in ([args.only] if args.only else sorted(KINDS)):
+            chain = bench_attacks(eng, kind, args, tally)
+            bench_benign(eng, kind, chain, args, tally)
+            bench_speed(eng, kind, chain, args.speed_count)
+            print()
+    except (Broken, OSError, subprocess.SubprocessError) as e:
+        print("detect: broken run: %s" % e)
+        return 2
+    if args.verify_tfn:
+        print("transformations: %d values differ between joined and alone runs" % len(eng.mismatches))
+        for name, v in eng.mismatches[:10]:
+            print("  %s: %r" % (name, v[:80]))
+    print("(%d bulwark processes%s)" % (eng.spawns, ", tfn --batch" if eng.tfn_batch else ""))
+    print("detect: %d passed, %d failed" % (tally.passed, len(tally.failed)))
+    for name in tally.failed:
+        print("  failed: %s" % name)
+    return 1 if tally.failed or (args.verify_tfn and eng.mismatches) else 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -5,7 +5,8 @@
  * fingerprint within its bound) and the verdict is deterministic.
  * Build: clang -g -O1 -fsanitize=fuzzer,address,undefined -Iapache2 \
  *   $(apr-1-config --includes --cppflags) tests/fuzz/fuzz_detect_sqli.c \
- *   apache2/detect/bw_sqli.c apache2/detect/bw_sqli_lex.c -o fuzz_detect_sqli
+ *   apache2/detect/bw_sqli.c apache2/detect/bw_sqli_ctx.c apache2/detect/bw_sqli_lex.c \
+ *   -o fuzz_detect_sqli
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -28,7 +29,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         size_t n = strnlen(r.fingerprint, sizeof(r.fingerprint));
         if (n == 0 || n > BW_SQLI_FP_MAX)
             abort();
-        if (r.context < BW_SQLI_CTX_ASIS || r.context > BW_SQLI_CTX_BACKTICK)
+        if (r.context < BW_SQLI_CTX_ASIS || r.context > BW_SQLI_CTX_GLUED)
             abort();
         if (strcmp(bw_sqli_evidence_name(r.evidence), "none") == 0)
             abort();

@@ -96,6 +96,14 @@ static const sqli_vec_t sqli_pos[] = {
     {"admin')#", "comment", "single-quote"},
     {"\" | type %SystemDrive%\\\\config.ini | \"", "sandwich", "double-quote"},
     {"'.sleep(5).'", "sandwich", "single-quote"},
+    /* a block comment glues SQL onto a path (REQUEST_FILENAME, decoded) */
+    {"/shop/*/*/9 union all/checkout", "union", "comment-glued"},
+    {"/news/*x*/7 union distinct", "union", "comment-glued"},
+    {"/x/**/1 union select password from users/y", "union", "comment-glued"},
+    {"/item/5/**/union/**/select/**/1,2,3", "union", "comment-glued"},
+    {"/a/**/b/**/c/**/2 union all", "union", "comment-glued"},
+    {"/catalog/**/1/**/or/**/1=1", "cond", "comment-glued"},
+    {"/view/3/*x*/and/*x*/sleep(5)", "cond", "comment-glued"},
 };
 
 static const char *const sqli_neg[] = {
@@ -109,6 +117,12 @@ static const char *const sqli_neg[] = {
     "jane.o'brien@example.com", "https://example.com/?a=1&b=2", "C:\\Users\\x",
     "Enter \"+\" or \"-\"", "He said: \" - hello - \"", "", "'", "\"", "`", "--",
     "#", "/*", "1", "-1", "@", "@@", "()", "Choose toppings (select 1 or more)",
+    /* paths and comments that glue nothing to SQL */
+    "/blog/2023/union-station/all-photos", "/docs/v2/union/all", "/2/union/all",
+    "2 union all-stars", "Local 2 union all members", "/src/**/*.c", "/*/*/", "/**/",
+    "/docs/patterns/*/2/*/index", "/* 2 union all */", "/* note */ 2 unions",
+    "/* unclosed 2 union all", "/v5/**/union all", "x/*!50000 2 union all",
+    "/* step 1 */ SELECT name FROM users WHERE id = 5",
 };
 
 START_TEST(test_tables_sorted)
@@ -150,6 +164,8 @@ START_TEST(test_sqli_fingerprint)
     ck_assert_int_eq(sqli("1 union select 1,2", &r), 1);
     ck_assert_str_eq(r.fingerprint, "nUSn");
     ck_assert_int_eq(bw_sqli_detect(bw_str_n("1 or 1=1", 8), NULL), 1);   /* res optional */
+    ck_assert_int_eq(sqli("/p/*/*/2 union all/q", &r), 1);    /* from the restart point */
+    ck_assert_str_eq(r.fingerprint, "nUk");
 }
 END_TEST
 
@@ -313,7 +329,7 @@ START_TEST(test_linear_time)
     static const char *const pats[] = {
         "(", "'", "\"", "a ", "a/**/", "/*", "--", "#\n", "@@", "sleep (", "1,",
         "<", "<a ", "<a b=", "<!--", "<!--[if", "&#", "\\65", "on", "x=\"<a ", "/*!",
-        "'||", "<style>", "a:url(", "`",
+        "'||", "<style>", "a:url(", "`", "1/**/+", "/**/1+",
     };
     size_t total = 1 << 20, i, k;
     char *d = malloc(total);
