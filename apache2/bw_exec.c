@@ -14,12 +14,12 @@
 
 /* ---- removals (ctl:ruleRemove…) --------------------------------------- */
 
-static int removal_hits_rule(const bw_removal_t *rm, const bw_rule_t *r)
+static int removal_hits_rule(const bw_tx_t *tx, const bw_removal_t *rm, const bw_rule_t *r)
 {
     switch (rm->kind) {
     case 0: return r->id && bw_idranges_match(rm->ranges, r->id);
-    case 1: return bw_rule_has_tag_matching(r, rm->re);
-    default: return bw_rule_msg_matches(r, rm->re);
+    case 1: return bw_rule_has_tag_matching(r, rm->re, tx->md);
+    default: return bw_rule_msg_matches(r, rm->re, tx->md);
     }
 }
 
@@ -28,7 +28,7 @@ int bw_tx_rule_removed(const bw_tx_t *tx, const bw_rule_t *r)
     int i;
     for (i = 0; i < tx->removals->nelts; i++) {
         const bw_removal_t *rm = &((const bw_removal_t *)tx->removals->elts)[i];
-        if (!rm->target && removal_hits_rule(rm, r))
+        if (!rm->target && removal_hits_rule(tx, rm, r))
             return 1;
     }
     return 0;
@@ -39,7 +39,7 @@ int bw_tx_target_excluded(const bw_tx_t *tx, const bw_rule_t *r, const bw_varval
     int i;
     for (i = 0; i < tx->removals->nelts; i++) {
         const bw_removal_t *rm = &((const bw_removal_t *)tx->removals->elts)[i];
-        if (rm->target && bw_target_covers(rm->target, v) && removal_hits_rule(rm, r->chain_head))
+        if (rm->target && bw_target_covers(rm->target, v, tx->md) && removal_hits_rule(tx, rm, r->chain_head))
             return 1;
     }
     return 0;
@@ -65,7 +65,7 @@ static void collect_values(bw_tx_t *tx, const bw_rule_t *r, apr_array_header_t *
         for (j = k = 0; j < vals->nelts; j++) {
             int drop = 0;
             for (i = 0; i < nt && !drop; i++)
-                if (t[i].is_exclusion && !v[j].is_count && bw_target_covers(&t[i], &v[j]))
+                if (t[i].is_exclusion && !v[j].is_count && bw_target_covers(&t[i], &v[j], tx->md))
                     drop = 1;
             if (!drop && tx->removals->nelts && bw_tx_target_excluded(tx, r, &v[j]))
                 drop = 1;

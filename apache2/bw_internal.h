@@ -62,7 +62,7 @@ typedef struct bw_target_s {
 const char *bw_targets_parse(apr_pool_t *p, const char *text,
                              apr_array_header_t *out /* bw_target_t */);
 /* Does target t (an exclusion or a ctl:ruleRemoveTarget) cover value v? */
-int bw_target_covers(const bw_target_t *t, const bw_varval_t *v);
+int bw_target_covers(const bw_target_t *t, const bw_varval_t *v, pcre2_match_data *md);
 
 /* Produce the values of one target into out. */
 void bw_target_values(bw_tx_t *tx, const bw_target_t *t, apr_array_header_t *out);
@@ -403,8 +403,8 @@ const char *bw_idranges_parse(apr_pool_t *p, const char *text, apr_array_header_
 int bw_idranges_match(const apr_array_header_t *ranges, long id);
 
 /* Tag matching for removals: ModSecurity treats the argument as a regex. */
-int bw_rule_has_tag_matching(const bw_rule_t *r, const pcre2_code *re);
-int bw_rule_msg_matches(const bw_rule_t *r, const pcre2_code *re);
+int bw_rule_has_tag_matching(const bw_rule_t *r, const pcre2_code *re, pcre2_match_data *md);
+int bw_rule_msg_matches(const bw_rule_t *r, const pcre2_code *re, pcre2_match_data *md);
 pcre2_code *bw_regex_compile(apr_pool_t *p, const char *pattern, int caseless, char **err);
 int bw_regex_match(const pcre2_code *re, bw_str_t s, pcre2_match_data *md);
 

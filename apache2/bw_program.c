@@ -32,24 +32,24 @@ static int rule_matches_item(const bw_rule_t *r, const bw_item_t *it)
         return r->id && bw_idranges_match(it->ranges, r->id);
     case BW_ITEM_REMOVE_TAG:
     case BW_ITEM_UPDATE_TARGET_TAG:
-        return bw_rule_has_tag_matching(r, it->re);
+        return bw_rule_has_tag_matching(r, it->re, NULL);
     default:
-        return bw_rule_msg_matches(r, it->re);
+        return bw_rule_msg_matches(r, it->re, NULL);
     }
 }
 
-int bw_rule_has_tag_matching(const bw_rule_t *r, const pcre2_code *re)
+int bw_rule_has_tag_matching(const bw_rule_t *r, const pcre2_code *re, pcre2_match_data *md)
 {
     int i;
     for (i = 0; i < r->tags->nelts; i++)
-        if (bw_regex_match(re, bw_str_make(((const char **)r->tags->elts)[i]), NULL) > 0)
+        if (bw_regex_match(re, bw_str_make(((const char **)r->tags->elts)[i]), md) > 0)
             return 1;
     return 0;
 }
 
-int bw_rule_msg_matches(const bw_rule_t *r, const pcre2_code *re)
+int bw_rule_msg_matches(const bw_rule_t *r, const pcre2_code *re, pcre2_match_data *md)
 {
-    return r->msg && bw_regex_match(re, bw_str_make(r->msg->text), NULL) > 0;
+    return r->msg && bw_regex_match(re, bw_str_make(r->msg->text), md) > 0;
 }
 
 /* A copy of r whose target list can be changed. */

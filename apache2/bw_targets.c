@@ -135,12 +135,12 @@ const char *bw_targets_parse(apr_pool_t *p, const char *text, apr_array_header_t
     return NULL;
 }
 
-int bw_target_covers(const bw_target_t *t, const bw_varval_t *v)
+int bw_target_covers(const bw_target_t *t, const bw_varval_t *v, pcre2_match_data *md)
 {
     if (t->var != v->var)
         return 0;
     if (t->selector_re)
-        return bw_regex_match(t->selector_re, v->key, NULL) > 0;
+        return bw_regex_match(t->selector_re, v->key, md) > 0;
     if (!t->selector.len)
         return 1;
     return bw_str_eq_ci(t->selector, v->key);

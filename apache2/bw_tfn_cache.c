@@ -23,8 +23,10 @@ typedef struct {
 } slot_t;
 
 struct bw_tfn_cache_s {
-    slot_t *slots;
-    size_t cap, used;
+    uint32_t *index;   /* open addressing: 0 = empty, else entry number + 1 */
+    size_t cap;
+    slot_t *entries;   /* in insertion order; only this grows by copying */
+    size_t used, room;
 };
 
 static uint64_t mix(uint64_t h, uint64_t v)
@@ -50,42 +52,54 @@ static int same_chain(const slot_t *s, const bw_tfn_def_t *const *tfns, int n)
     return 1;
 }
 
-static slot_t *find(bw_tfn_cache_t *c, const char *ptr, size_t len, uint64_t h,
-                    const bw_tfn_def_t *const *tfns, int n)
+/* The index position of the entry, or of the empty place it would take. */
+static uint32_t *find(bw_tfn_cache_t *c, const char *ptr, size_t len, uint64_t h,
+                      const bw_tfn_def_t *const *tfns, int n)
 {
     size_t i = slot_of(c, ptr, len, h);
     for (;;) {
-        slot_t *s = &c->slots[i];
-        if (!s->tfns)
-            return s;                 /* empty: not present */
+        uint32_t *at = &c->index[i];
+        const slot_t *s;
+        if (!*at)
+            return at;
+        s = &c->entries[*at - 1];
         if (s->ptr == ptr && s->len == len && s->h == h && same_chain(s, tfns, n))
-            return s;
+            return at;
         i = (i + 1) & (c->cap - 1);
     }
 }
 
-static void grow(apr_pool_t *p, bw_tfn_cache_t *c)
+static void rehash(apr_pool_t *p, bw_tfn_cache_t *c, size_t cap)
 {
-    slot_t *old = c->slots;
-    size_t i, oldcap = c->cap;
-    c->cap = oldcap ? oldcap * 2 : 512;
-    c->slots = apr_pcalloc(p, sizeof(slot_t) * c->cap);
-    for (i = 0; i < oldcap; i++)
-        if (old[i].tfns)
-            *find(c, old[i].ptr, old[i].len, old[i].h, old[i].tfns, old[i].n) = old[i];
+    size_t i;
+    c->cap = cap;
+    c->index = apr_pcalloc(p, sizeof(uint32_t) * cap);
+    for (i = 0; i < c->used; i++) {
+        const slot_t *s = &c->entries[i];
+        *find(c, s->ptr, s->len, s->h, s->tfns, s->n) = (uint32_t)(i + 1);
+    }
 }
 
-static void insert(apr_pool_t *p, bw_tfn_cache_t *c, slot_t *at, const char *ptr, size_t len,
+static void insert(apr_pool_t *p, bw_tfn_cache_t *c, uint32_t *at, const char *ptr, size_t len,
                    uint64_t h, const bw_tfn_def_t *const *tfns, int n, bw_str_t out)
 {
-    at->ptr = ptr;
-    at->len = len;
-    at->h = h;
-    at->tfns = tfns;
-    at->n = n;
-    at->out = out;
-    if (++c->used * 10 > c->cap * 7)
-        grow(p, c);
+    slot_t *s;
+    if (c->used == c->room) {
+        slot_t *e = apr_palloc(p, sizeof(slot_t) * c->room * 2);
+        memcpy(e, c->entries, sizeof(slot_t) * c->used);
+        c->entries = e;
+        c->room *= 2;
+    }
+    s = &c->entries[c->used++];
+    s->ptr = ptr;
+    s->len = len;
+    s->h = h;
+    s->tfns = tfns;
+    s->n = n;
+    s->out = out;
+    *at = (uint32_t)c->used;
+    if (c->used * 10 > c->cap * 7)
+        rehash(p, c, c->cap * 2);
 }
 
 bw_str_t bw_tfn_apply_cached(bw_tx_t *tx, const bw_tfn_def_t *const *tfns, int n, bw_str_t in)
@@ -104,16 +118,18 @@ bw_str_t bw_tfn_apply_cached(bw_tx_t *tx, const bw_tfn_def_t *const *tfns, int n
     }
     if (!c) {
         c = tx->tfn_cache = apr_pcalloc(tx->pool, sizeof(*c));
-        grow(tx->pool, c);
+        c->room = 256;
+        c->entries = apr_palloc(tx->pool, sizeof(slot_t) * c->room);
+        rehash(tx->pool, c, 512);
     }
     h[0] = mix(0, (uint64_t)(uintptr_t)tfns[0]);
     for (i = 1; i < n; i++)
         h[i] = mix(h[i - 1], (uint64_t)(uintptr_t)tfns[i]);
     /* longest cached prefix first */
     for (i = n - 1; i >= 0; i--) {
-        slot_t *s = find(c, in.data, in.len, h[i], tfns, i + 1);
-        if (s->tfns) {
-            cur = s->out;
+        uint32_t *at = find(c, in.data, in.len, h[i], tfns, i + 1);
+        if (*at) {
+            cur = c->entries[*at - 1].out;
             start = i + 1;
             break;
         }
