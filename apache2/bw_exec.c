@@ -237,7 +237,10 @@ static void record_and_log(bw_tx_t *tx, const bw_rule_t *h, const char *prefix,
     m->tags = al.tags;
     m->phase = tx->cur_rule ? h->phase : 0;
     m->op_msg = op_msg;
-    if (tx->audit_engine != 0 && h->auditlog != 0) {
+    /* as in mod_security2, noauditlog keeps a match from making the
+     * transaction relevant (bw_audit reads tx->matches), not out of a
+     * record written anyway */
+    if (tx->audit_engine != 0) {
         const char *text = bw_alert_format(tx->pool, tx, &al);
         if (!strncmp(text, "ModSecurity: ", 13))
             text += 13;

@@ -238,11 +238,23 @@ bw_tx_t *bw_tx_create(apr_pool_t *pool, const bw_program_t *prog,
 
 void bw_tx_set_program(bw_tx_t *tx, const bw_program_t *prog)
 {
-    int engine = tx->engine_mode, changed = tx->engine_mode != tx->cfg->rule_engine;
+    /* what a ctl: of phase 1 changed stays changed under the new settings */
+    bw_tx_t before = *tx;
+    const bw_settings_t *old = tx->cfg;
     tx->prog = prog;
     apply_settings(tx);
-    if (changed)
-        tx->engine_mode = engine;   /* a ctl:ruleEngine of phase 1 stays */
+    if (before.engine_mode != old->rule_engine)
+        tx->engine_mode = before.engine_mode;
+    if (before.audit_engine != old->audit_engine)
+        tx->audit_engine = before.audit_engine;
+    if (before.reqbody_access != old->reqbody_access)
+        tx->reqbody_access = before.reqbody_access;
+    if (before.resbody_access != old->resbody_access)
+        tx->resbody_access = before.resbody_access;
+    if (before.reqbody_limit != old->reqbody_limit)
+        tx->reqbody_limit = before.reqbody_limit;
+    if (before.resbody_limit != old->resbody_limit)
+        tx->resbody_limit = before.resbody_limit;
 }
 
 void bw_tx_set_env(bw_tx_t *tx, apr_table_t *env)

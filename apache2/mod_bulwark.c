@@ -16,6 +16,7 @@
 #include "bw_httpd.h"
 #include "apr_thread_mutex.h"
 #include "ap_mpm.h"
+#include "audit/bw_httpd_audit.h"
 
 static void *create_dir_config(apr_pool_t *p, char *dir)
 {
@@ -93,10 +94,41 @@ static const command_rec bw_cmds[] = {
     { NULL }
 };
 
+/* Audit log (apache2/audit/): opened at start-up and per child; one record
+ * per transaction, written after phase 5 (bw_httpd_hooks.c runs phase 5 at
+ * log_transaction FIRST; this hook is MIDDLE, before mod_log_config). */
+static int audit_post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp, server_rec *s)
+{
+    return bw_httpd_audit_post_config(pconf, plog, s) == OK ? OK : HTTP_INTERNAL_SERVER_ERROR;
+}
+
+static void audit_child_init(apr_pool_t *p, server_rec *s)
+{
+    bw_httpd_audit_child_init(p, s);
+}
+
+static int audit_log_transaction(request_rec *r)
+{
+    request_rec *orig = r;
+    bw_httpd_req_t *st;
+    while (orig->prev)
+        orig = orig->prev;
+    st = ap_get_module_config(orig->request_config, &bulwark_module);
+    if (!st || apr_table_get(orig->notes, "bulwark-audit-done"))
+        return DECLINED;
+    apr_table_setn(orig->notes, "bulwark-audit-done", "1");
+    bw_httpd_audit_transaction(r, st);
+    return DECLINED;
+}
+
 static void register_hooks(apr_pool_t *p)
 {
+    static const char *const before_log_config[] = { "mod_log_config.c", NULL };
     bw_httpd_register_hooks(p);
     bw_httpd_register_filters();
+    ap_hook_post_config(audit_post_config, NULL, NULL, APR_HOOK_MIDDLE);
+    ap_hook_child_init(audit_child_init, NULL, NULL, APR_HOOK_MIDDLE);
+    ap_hook_log_transaction(audit_log_transaction, NULL, before_log_config, APR_HOOK_MIDDLE);
 }
 
 AP_DECLARE_MODULE(bulwark) = {

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <apr_general.h>
 #include "cli.h"
+#include "cli_log.h"
 #include "bw_engine.h"
 
 static void usage(FILE *out)
@@ -24,6 +25,7 @@ static void usage(FILE *out)
             "  op '@NAME PARAM'                   run one operator on stdin (exit 0 match, 1 no match)\n"
             "  eval --rules FILE [--request FILE] run a raw HTTP request through phases 1 and 2\n"
             "  bench --rules FILE REQUEST...      time the engine alone on recorded requests\n"
+            "  log [OPTION]... FILE...            read audit logs: table or JSON, filtered\n"
             "  version                            print the version\n\n"
             "Run 'bulwark COMMAND --help' for a command's options.\n");
 }
@@ -62,6 +64,8 @@ int main(int argc, const char *const *argv)
         rc = bw_cli_eval(pool, argc - 1, argv + 1);
     else if (!strcmp(argv[1], "bench"))
         rc = bw_cli_bench(pool, argc - 1, argv + 1);
+    else if (!strcmp(argv[1], "log"))
+        rc = bw_cli_log(pool, argc - 1, argv + 1);
     else {
         fprintf(stderr, "bulwark: unknown command '%s'\n", argv[1]);
         usage(stderr);

@@ -242,7 +242,9 @@ static const char *i_sanitise(bw_rule_t *r, bw_action_t *a, apr_pool_t *p)
 static void x_sanitise(bw_tx_t *tx, const bw_rule_t *rule, const bw_action_t *a)
 {
     bw_coll_t *c = bw_tx_collection(tx, "__SANITISE", 1);
-    const char *what = *a->param ? a->param
+    /* sanitiseArg:NAME / …Header:NAME name what to mask; sanitiseMatched and
+     * sanitiseMatchedBytes[:N/M] mask the variable that just matched */
+    const char *what = *a->param && strncmp(a->def->name + 8, "Matched", 7) ? a->param
                      : (bw_tx_matched_var_name(tx) ? bw_tx_matched_var_name(tx) : "");
     bw_coll_set(tx->pool, c, bw_str_make(apr_pstrcat(tx->pool, a->def->name, ":", what, NULL)),
                 bw_str_make(a->def->name));
