@@ -61,6 +61,14 @@ typedef struct {
     pcre2_match_context *mctx;
 } op_ctx_t;
 
+static apr_status_t op_ctx_free(void *data)
+{
+    op_ctx_t *c = data;
+    pcre2_match_data_free(c->md);
+    pcre2_match_context_free(c->mctx);
+    return APR_SUCCESS;
+}
+
 /* Parse and compile "[!]@NAME PARAM"; 0, or 2 with a message printed. */
 static int op_prepare(apr_pool_t *pool, const char *spec, op_ctx_t *c)
 {
@@ -106,6 +114,7 @@ static int op_prepare(apr_pool_t *pool, const char *spec, op_ctx_t *c)
     }
     c->md = pcre2_match_data_create(32, NULL);
     c->mctx = pcre2_match_context_create(NULL);
+    apr_pool_cleanup_register(pool, c, op_ctx_free, apr_pool_cleanup_null);
     return 0;
 }
 
@@ -176,7 +185,7 @@ static int op_batch(apr_pool_t *pool, op_ctx_t *c, bw_str_t *in)
 
 int bw_cli_op(apr_pool_t *pool, int argc, const char *const *argv)
 {
-    op_ctx_t c;
+    op_ctx_t *cp = apr_pcalloc(pool, sizeof(*cp)), c;
     bw_op_run_t run;
     bw_str_t *in;
     char *err = NULL;
@@ -206,8 +215,10 @@ int bw_cli_op(apr_pool_t *pool, int argc, const char *const *argv)
         op_usage(stderr);
         return 2;
     }
-    if ((rc = op_prepare(pool, spec, &c)) != 0)
+    cp->capture = c.capture;
+    if ((rc = op_prepare(pool, spec, cp)) != 0)   /* pool-owned: freed by a cleanup */
         return rc;
+    c = *cp;
     in = bw_cli_read_all(pool, NULL, &err);
     if (!in) {
         fprintf(stderr, "bulwark op: %s\n", err);
