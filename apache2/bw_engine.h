@@ -245,13 +245,40 @@ void bw_tx_set_program(bw_tx_t *tx, const bw_program_t *prog);
  * table: httpd passes r->subprocess_env. */
 void bw_tx_set_env(bw_tx_t *tx, apr_table_t *env);
 
-/* Request body, in chunks, then end. Returns 0, or -1 when a limit was hit
- * (the transaction then carries the limit decision; see bw_tx_body_limit). */
+/* Request body, in chunks, then end. The processor (URLENCODED, MULTIPART,
+ * JSON, XML) is fixed by the first chunk: phase 1 and its ctl: actions must
+ * have run. MULTIPART, JSON and XML are fed chunk by chunk as data arrives;
+ * a copy is kept only where ModSecurity needs the whole body (URLENCODED,
+ * ctl:forceRequestBodyVariable: REQUEST_BODY and FULL_REQUEST), unless the
+ * caller did not call bw_tx_request_body_external(). append returns 0, or
+ * -1 when a limit was hit: stop feeding; the rest is not inspected, and
+ * bw_tx_request_body_rejected() says whether to refuse the request. */
 int bw_tx_request_body_append(bw_tx_t *tx, const char *data, apr_size_t len);
 void bw_tx_request_body_end(bw_tx_t *tx);
-/* The status to answer with when the request body exceeded a limit and the
- * action is Reject, or 0. */
+/* The caller keeps the raw body itself (the httpd glue replays it to the
+ * backend): the engine then holds no copy it does not need. Without this
+ * call it keeps the whole body (within the limits) for the CLI's audit
+ * record. Call before the first chunk. */
+void bw_tx_request_body_external(bw_tx_t *tx);
+/* The body's announced length (Content-Length), before any chunk: returns
+ * 413 when it is over SecRequestBodyLimit and the request is to be refused
+ * without reading it (SecRequestBodyLimitAction Reject, engine On), else 0. */
+int bw_tx_request_body_expect(bw_tx_t *tx, apr_int64_t length);
+/* The status to answer with when the request body is refused, or 0: past
+ * SecRequestBodyLimit with SecRequestBodyLimitAction Reject, or past
+ * SecRequestBodyNoFilesLimit (whatever the action, as in mod_security2).
+ * DetectionOnly never refuses: it inspects what fits. */
 int bw_tx_request_body_rejected(const bw_tx_t *tx);
+/* The limit the body went past ("SecRequestBodyLimit" or
+ * "SecRequestBodyNoFilesLimit") with its value, and whether Content-Length
+ * announced it; NULL when no limit was hit. */
+const char *bw_tx_request_body_limit(const bw_tx_t *tx, apr_int64_t *value, int *announced);
+/* Multipart file parts the processor stored (SecUploadDir, else SecTmpDir;
+ * only when SecUploadKeepFiles or SecTmpSaveUploadedFiles asks): once the
+ * transaction is over, keep them (SecUploadKeepFiles On, or RelevantOnly
+ * and a rule logged a match) or remove them. Idempotent; the glue calls it
+ * from a request pool cleanup. */
+void bw_tx_finish_uploads(bw_tx_t *tx);
 
 void bw_tx_set_response(bw_tx_t *tx, const bw_response_t *res);
 int bw_tx_response_body_append(bw_tx_t *tx, const char *data, apr_size_t len);

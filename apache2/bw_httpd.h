@@ -2,8 +2,8 @@
  * The httpd glue: the only part of Bulwark that includes httpd headers.
  * mod_bulwark.c holds the module, its directive table and per-directory
  * configuration; bw_httpd_hooks.c drives a transaction through the request;
- * bw_httpd_filters.c replays the buffered request body and inspects the
- * response; bw_httpd_log.c writes engine messages to the error log.
+ * bw_httpd_filters.c stores the request body and replays it, and inspects
+ * the response; bw_httpd_log.c writes engine messages to the error log.
  */
 #ifndef BW_HTTPD_H
 #define BW_HTTPD_H
@@ -32,16 +32,24 @@ typedef struct bw_httpd_dircfg_s {
     const char *where;               /* for errors: "<Location /x>" or "server" */
 } bw_httpd_dircfg_t;
 
-/* One request's state. */
+/* One request's state. The request body as read in fixups is replayed to
+ * the handler by BULWARK_IN: its first bytes are in memory (up to
+ * SecRequestBodyInMemoryLimit), the rest in a temp file under SecTmpDir
+ * that has no name (unlinked once created) and closes with r->pool. */
 typedef struct bw_httpd_req_s {
     bw_tx_t *tx;
     request_rec *r;
     int intercepted;
-    char *body;                      /* raw request body as read, replayed to the handler */
+    char *body;                      /* the in-memory part (the whole body when it fits) */
     apr_size_t body_len;
-    apr_size_t body_sent;
-    int body_complete;               /* EOS was read */
-    int body_read;
+    apr_size_t body_cap, body_mem_limit;
+    const char *body_tmp_dir;        /* SecTmpDir */
+    const char *body_tmp_name;       /* set only if the name could not be removed at once */
+    apr_file_t *body_file;           /* the rest, or NULL */
+    apr_off_t body_file_len;
+    apr_off_t body_sent;             /* replay position: memory part, then file */
+    int body_complete;               /* EOS was read: nothing follows the stored bytes */
+    int body_read;                   /* fixups read (part of) the body: the store is set */
     int phase5_done;
     int resp_started;
     apr_bucket_brigade *resp_bb;     /* buffered response for phase 4 */
@@ -58,6 +66,16 @@ void bw_httpd_register_filters(void);
 apr_status_t bw_httpd_input_filter(ap_filter_t *f, apr_bucket_brigade *bb, ap_input_mode_t mode,
                                    apr_read_type_e block, apr_off_t readbytes);
 apr_status_t bw_httpd_output_filter(ap_filter_t *f, apr_bucket_brigade *bb);
+
+/* The request body store (bw_httpd_filters.c): init once the program is
+ * known (announced: Content-Length, or -1), then store every byte read;
+ * an error means the temp file could not be made or written (logged). */
+void bw_httpd_body_init(bw_httpd_req_t *st, const bw_settings_t *set, apr_int64_t announced);
+apr_status_t bw_httpd_body_store(bw_httpd_req_t *st, const char *data, apr_size_t len);
+
+/* The whole request body as read (memory part and temp file), e.g. for the
+ * audit log's part C. Returns APR_SUCCESS, or the error reading the file. */
+apr_status_t bw_httpd_request_body(apr_pool_t *p, bw_httpd_req_t *st, bw_str_t *out);
 
 /* Callbacks that write alerts and messages to the error log of r. */
 const bw_callbacks_t *bw_httpd_callbacks(request_rec *r);

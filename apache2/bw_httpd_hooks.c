@@ -20,7 +20,7 @@
 #include "apr_base64.h"
 #include "mod_log_config.h"
 
-#define BODY_READ_CHUNK 8192
+#define BODY_READ_CHUNK 65536
 
 static bw_httpd_req_t *req_state(request_rec *r)
 {
@@ -141,64 +141,131 @@ static int request_has_body(request_rec *r)
     return cl && apr_atoi64(cl) > 0;
 }
 
-/* Read the whole body through the input filters (HTTP_IN dechunks and
- * enforces LimitRequestBody and Timeout), keeping a raw copy to replay and
- * feeding the engine. Returns OK, or an HTTP status. */
-static int read_body(request_rec *r, bw_httpd_req_t *st)
+/* The body's size when Content-Length announces it, else -1. */
+static apr_int64_t announced_length(request_rec *r)
 {
-    apr_bucket_brigade *bb = apr_brigade_create(r->pool, r->connection->bucket_alloc);
-    apr_size_t cap = 0;
-    int engine_full = 0;
+    const char *cl = apr_table_get(r->headers_in, "Content-Length");
+    if (!cl || apr_table_get(r->headers_in, "Transfer-Encoding"))
+        return -1;
+    return apr_atoi64(cl);
+}
 
-    st->body_read = 1;
-    for (;;) {
-        apr_bucket *b;
-        apr_status_t rv = ap_get_brigade(r->input_filters, bb, AP_MODE_READBYTES, APR_BLOCK_READ,
-                                         BODY_READ_CHUNK);
-        if (rv != APR_SUCCESS) {
-            ap_log_rerror(APLOG_MARK, APLOG_ERR, rv, r, "Bulwark: error reading the request body");
-            return ap_map_http_request_error(rv, HTTP_BAD_REQUEST);
-        }
-        for (b = APR_BRIGADE_FIRST(bb); b != APR_BRIGADE_SENTINEL(bb); b = APR_BUCKET_NEXT(b)) {
-            const char *data;
-            apr_size_t len;
-            if (APR_BUCKET_IS_EOS(b)) {
-                st->body_complete = 1;
-                break;
-            }
-            if (APR_BUCKET_IS_METADATA(b))
-                continue;
-            rv = apr_bucket_read(b, &data, &len, APR_BLOCK_READ);
-            if (rv != APR_SUCCESS)
-                return HTTP_BAD_REQUEST;
-            if (st->body_len + len > cap) {
-                char *n;
-                cap = cap ? cap * 2 : 16384;
-                while (cap < st->body_len + len)
-                    cap *= 2;
-                n = apr_palloc(r->pool, cap);
-                if (st->body_len)
-                    memcpy(n, st->body, st->body_len);
-                st->body = n;
-            }
-            memcpy(st->body + st->body_len, data, len);
-            st->body_len += len;
-            if (!engine_full && bw_tx_request_body_append(st->tx, data, len) != 0) {
-                engine_full = 1;
-                if (bw_tx_request_body_rejected(st->tx)) {
-                    ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r,
-                                  "ModSecurity: Request body (Content-Length) is larger than the "
-                                  "configured limit (SecRequestBodyLimit). [unique_id \"%s\"]",
-                                  unique_id(r));
-                    return HTTP_REQUEST_ENTITY_TOO_LARGE;
-                }
-            }
-        }
-        apr_brigade_cleanup(bb);
-        if (st->body_complete)
+/* The error-log line for a request body past a limit: which limit, and
+ * the ModSecurity wording ("Request body (Content-Length) is larger than
+ * the configured limit") that log watchers know. */
+static void log_body_limit(request_rec *r, bw_httpd_req_t *st, int rejected)
+{
+    apr_int64_t value = 0;
+    int announced = 0;
+    const char *name = bw_tx_request_body_limit(st->tx, &value, &announced);
+    const char *what = !strcmp(name, "SecRequestBodyNoFilesLimit") ? " no files data length"
+                     : announced ? " (Content-Length)" : "";
+    const char *host = r->hostname ? r->hostname : r->server->server_hostname;
+    ap_log_rerror(APLOG_MARK, (rejected ? APLOG_ERR : APLOG_WARNING) | APLOG_NOERRNO, 0, r,
+                  "ModSecurity: %s Request body%s is larger than the configured limit "
+                  "(%s %" APR_INT64_T_FMT ")%s [hostname \"%s\"] [uri \"%s\"] [unique_id \"%s\"]",
+                  rejected ? "Access denied with code 413 (phase 2)." : "Warning.", what, name,
+                  value, rejected ? "." : ": the rest of the body is not inspected.",
+                  ap_escape_logitem(r->pool, host ? host : ""),
+                  ap_escape_logitem(r->pool, r->uri), unique_id(r));
+}
+
+/* A read that failed (client Timeout, bad chunk, LimitRequestBody…): the
+ * request cannot go on, and the connection is no longer in a known state. */
+static int body_read_error(request_rec *r, apr_status_t rv)
+{
+    char buf[120];
+    r->connection->keepalive = AP_CONN_CLOSE;
+    ap_log_rerror(APLOG_MARK, APLOG_ERR | APLOG_NOERRNO, 0, r,
+                  "ModSecurity: Error reading request body: %s [unique_id \"%s\"]",
+                  rv == AP_FILTER_ERROR ? "invalid request body framing"
+                                        : apr_strerror(rv, buf, sizeof buf), unique_id(r));
+    return ap_map_http_request_error(rv, HTTP_BAD_REQUEST);
+}
+
+/* Store the data buckets of bb and feed the engine (until it has had
+ * enough). Returns OK, or an HTTP status. */
+static int take_buckets(bw_httpd_req_t *st, apr_bucket_brigade *bb, int *feeding)
+{
+    apr_bucket *b;
+    for (b = APR_BRIGADE_FIRST(bb); b != APR_BRIGADE_SENTINEL(bb); b = APR_BUCKET_NEXT(b)) {
+        const char *data;
+        apr_size_t len;
+        apr_status_t rv;
+        if (APR_BUCKET_IS_EOS(b)) {
+            st->body_complete = 1;
             break;
+        }
+        if (APR_BUCKET_IS_METADATA(b))
+            continue;
+        if ((rv = apr_bucket_read(b, &data, &len, APR_BLOCK_READ)) != APR_SUCCESS)
+            return body_read_error(st->r, rv);
+        if (bw_httpd_body_store(st, data, len) != APR_SUCCESS)
+            return HTTP_INTERNAL_SERVER_ERROR;
+        if (*feeding && bw_tx_request_body_append(st->tx, data, len) != 0) {
+            *feeding = 0;
+            if (bw_tx_request_body_rejected(st->tx))
+                return HTTP_REQUEST_ENTITY_TOO_LARGE;
+        }
     }
     return OK;
+}
+
+/* Read the body through the input filters (HTTP_IN dechunks and enforces
+ * LimitRequestBody and Timeout), storing every byte for BULWARK_IN to
+ * replay and feeding the engine as it arrives. Stops at the end, or where
+ * the engine stopped (ProcessPartial: the rest streams later, unread here).
+ * Returns OK, or an HTTP status. */
+static int read_body(request_rec *r, bw_httpd_req_t *st, const bw_settings_t *set)
+{
+    apr_bucket_brigade *bb;
+    apr_int64_t announced = announced_length(r);
+    int feeding = 1, rc;
+
+    bw_tx_request_body_external(st->tx);
+    bw_httpd_body_init(st, set, announced);
+    if (announced > 0 && bw_tx_request_body_expect(st->tx, announced))
+        return HTTP_REQUEST_ENTITY_TOO_LARGE;   /* refused unread, as mod_security2 does */
+    bb = apr_brigade_create(r->pool, r->connection->bucket_alloc);
+    while (!st->body_complete && feeding) {
+        apr_status_t rv = ap_get_brigade(r->input_filters, bb, AP_MODE_READBYTES, APR_BLOCK_READ,
+                                         BODY_READ_CHUNK);
+        if (rv != APR_SUCCESS)
+            return body_read_error(r, rv);
+        rc = take_buckets(st, bb, &feeding);
+        apr_brigade_cleanup(bb);
+        if (rc != OK)
+            return rc;
+    }
+    return OK;
+}
+
+static apr_status_t finish_uploads(void *tx)
+{
+    bw_tx_finish_uploads(tx);
+    return APR_SUCCESS;
+}
+
+/* Read and inspect the body (phase 2 needs it whole). Returns OK, or the
+ * status that ends the request here. */
+static int inspect_body(request_rec *r, bw_httpd_req_t *st, const bw_program_t *prog)
+{
+    int rc;
+    if (bw_tx_request_body_access(st->tx) && request_has_body(r)) {
+        /* stored multipart files are settled when the request is over */
+        apr_pool_cleanup_register(r->pool, st->tx, finish_uploads, apr_pool_cleanup_null);
+        rc = read_body(r, st, bw_program_settings(prog));
+        ap_add_input_filter("BULWARK_IN", st, r, r->connection);
+        if (rc != OK) {
+            if (bw_tx_request_body_rejected(st->tx))
+                log_body_limit(r, st, 1);
+            return rc;
+        }
+    }
+    bw_tx_request_body_end(st->tx);
+    if (bw_tx_request_body_limit(st->tx, NULL, NULL))
+        log_body_limit(r, st, bw_tx_request_body_rejected(st->tx) != 0);
+    return bw_tx_request_body_rejected(st->tx) ? HTTP_REQUEST_ENTITY_TOO_LARGE : OK;
 }
 
 static int fixups(request_rec *r)
@@ -221,22 +288,9 @@ static int fixups(request_rec *r)
     bw_tx_set_program(st->tx, prog);
     if (bw_tx_engine_mode(st->tx) == BW_ENGINE_OFF)
         return DECLINED;
-    if (bw_tx_request_body_access(st->tx) && request_has_body(r)) {
-        rc = read_body(r, st);
-        ap_add_input_filter("BULWARK_IN", st, r, r->connection);
-        if (rc != OK) {
-            if (rc == HTTP_REQUEST_ENTITY_TOO_LARGE && bw_tx_engine_mode(st->tx) == BW_ENGINE_ON) {
-                st->intercepted = 1;
-                return rc;
-            }
-            if (rc != HTTP_REQUEST_ENTITY_TOO_LARGE)
-                return rc;
-        }
-    }
-    bw_tx_request_body_end(st->tx);
-    if (bw_tx_request_body_rejected(st->tx) && bw_tx_engine_mode(st->tx) == BW_ENGINE_ON) {
+    if ((rc = inspect_body(r, st, prog)) != OK) {
         st->intercepted = 1;
-        return bw_tx_request_body_rejected(st->tx);
+        return rc;
     }
     if (bw_tx_run_phase(st->tx, BW_PHASE_REQUEST_BODY, &iv)) {
         st->intercepted = 1;

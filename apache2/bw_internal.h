@@ -326,10 +326,12 @@ struct bw_tx_s {
     const char *reqbody_processor;     /* "URLENCODED", "MULTIPART", "JSON", "XML" or NULL */
     int reqbody_processor_set;         /* by ctl */
     int force_reqbody_var;
-    char *reqbody;                     /* buffered request body */
+    char *reqbody;                     /* buffered request body (REQUEST_BODY) */
     apr_size_t reqbody_len, reqbody_cap;
     int reqbody_truncated, reqbody_rejected;
     int reqbody_done;
+    apr_off_t reqbody_seen;            /* bytes received: REQUEST_BODY_LENGTH */
+    struct bw_reqbody_s *rb;           /* streaming state between chunks (bw_tx.c) */
 
     /* response */
     bw_response_t res;

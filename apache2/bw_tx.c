@@ -1,12 +1,14 @@
 /*
  * Transactions: everything the engine knows about one request and its
  * response. Request data is split once (path, query string, ARGS_GET,
- * cookies); the body is buffered under the configured limits and handed to
- * the body processor chosen by Content-Type or ctl:requestBodyProcessor;
+ * cookies); the body goes, as it arrives and within the configured limits,
+ * to the processor chosen by Content-Type or ctl:requestBodyProcessor, and
+ * is kept whole only where ModSecurity needs it (URLENCODED, REQUEST_BODY);
  * phases are run in order by bw_tx_run_phase().
  */
 #include <string.h>
 #include <ctype.h>
+#include <apr_file_io.h>
 #include "bw_internal.h"
 
 static apr_status_t tx_cleanup(void *data)
@@ -292,43 +294,6 @@ void bw_tx_collection_dump(const bw_tx_t *tx, const char *collection, apr_array_
 
 /* ---- request body --------------------------------------------------------- */
 
-int bw_tx_request_body_append(bw_tx_t *tx, const char *data, apr_size_t len)
-{
-    apr_size_t room;
-    if (tx->reqbody_rejected || tx->reqbody_truncated)
-        return -1;
-    room = tx->reqbody_limit > (apr_int64_t)tx->reqbody_len
-         ? (apr_size_t)(tx->reqbody_limit - (apr_int64_t)tx->reqbody_len) : 0;
-    if (len > room) {
-        if (tx->cfg->reqbody_limit_action == 0) {
-            tx->reqbody_rejected = 413;
-            return -1;
-        }
-        tx->reqbody_truncated = 1;
-        len = room;
-    }
-    if (tx->reqbody_len + len > tx->reqbody_cap) {
-        apr_size_t cap = tx->reqbody_cap ? tx->reqbody_cap : 8192;
-        char *n;
-        while (cap < tx->reqbody_len + len)
-            cap *= 2;
-        n = apr_palloc(tx->pool, cap + 1);
-        if (tx->reqbody_len)
-            memcpy(n, tx->reqbody, tx->reqbody_len);
-        tx->reqbody = n;
-        tx->reqbody_cap = cap;
-    }
-    memcpy(tx->reqbody + tx->reqbody_len, data, len);
-    tx->reqbody_len += len;
-    tx->reqbody[tx->reqbody_len] = '\0';
-    return tx->reqbody_truncated ? -1 : 0;
-}
-
-int bw_tx_request_body_rejected(const bw_tx_t *tx)
-{
-    return tx->reqbody_rejected;
-}
-
 static const char *header_value(const bw_tx_t *tx, const char *name)
 {
     int i;
@@ -382,45 +347,209 @@ static void choose_processor(bw_tx_t *tx)
         tx->reqbody_processor = "MULTIPART";
 }
 
-static void run_streaming(bw_tx_t *tx, bw_body_parser_t *bp)
-{
-    if (!bp)
-        return;
-    if (bw_body_feed(bp, tx->reqbody ? tx->reqbody : "", tx->reqbody_len) == 0)
-        bw_body_finish(bp);
-}
-
-void bw_tx_process_request_body(bw_tx_t *tx)
-{
+/* What the request body needs between chunks. The sink and the limits live
+ * here, not on a stack, because a streaming processor keeps pointers to
+ * them from the first chunk to bw_body_finish. */
+struct bw_reqbody_s {
     bw_body_sink_t sink;
     bw_body_limits_t lim;
-    const char *p;
+    bw_body_parser_t *parser;    /* MULTIPART, JSON or XML, fed as data arrives */
+    int started;                 /* the first chunk came: processor fixed */
+    int keep;                    /* tx->reqbody collects the body */
+    int external;                /* the caller keeps the raw body */
+    int uploads_done;            /* bw_tx_finish_uploads ran */
+    const char *limit_name;      /* the limit the body went past, or NULL */
+    apr_int64_t limit_value;
+    int announced;               /* Content-Length said so before any byte */
+};
 
-    memset(&sink, 0, sizeof(sink));
-    sink.ctx = tx;
-    sink.add_arg = arg_sink_add;
-    sink.add_file = file_sink_add;
-    sink.add_part_header = part_header_add;
-    memset(&lim, 0, sizeof(lim));
-    lim.json_depth = tx->cfg->json_depth_limit;
-    lim.args_limit = tx->cfg->args_limit;
-    lim.upload_file_limit = tx->cfg->upload_file_limit;
-    lim.upload_dir = tx->cfg->tmp_save_uploaded_files == 1 ? tx->cfg->upload_dir : NULL;
-    lim.upload_file_mode = tx->cfg->upload_file_mode;
-    lim.arg_separator = (char)tx->cfg->arg_separator;
-    p = tx->reqbody_processor;
-    if (!p)
-        return;
-    if (!strcmp(p, "URLENCODED"))
+static struct bw_reqbody_s *reqbody_state(bw_tx_t *tx)
+{
+    if (!tx->rb)
+        tx->rb = apr_pcalloc(tx->pool, sizeof(*tx->rb));
+    return tx->rb;
+}
+
+static int processor_is(const bw_tx_t *tx, const char *name)
+{
+    return tx->reqbody_processor && !strcmp(tx->reqbody_processor, name);
+}
+
+/* SecRequestBodyNoFilesLimit bounds what a processor holds as arguments or
+ * text: every processor but MULTIPART (whose file parts go to disk, so it is
+ * checked at the end without them), and a body kept for REQUEST_BODY. A
+ * body no processor reads is bounded by SecRequestBodyLimit alone, as in
+ * mod_security2. */
+static int nofiles_applies(const bw_tx_t *tx)
+{
+    if (processor_is(tx, "MULTIPART"))
+        return 0;
+    return tx->reqbody_processor != NULL || tx->force_reqbody_var;
+}
+
+/* Record the first limit hit and what it means: refuse the request (413),
+ * or inspect what fitted. SecRequestBodyLimitAction ProcessPartial applies
+ * to SecRequestBodyLimit only; past SecRequestBodyNoFilesLimit the request
+ * is refused whatever the action, as in mod_security2. DetectionOnly never
+ * disrupts: it inspects what fitted. Returns -1. */
+static int reqbody_limit_hit(bw_tx_t *tx, const char *name, apr_int64_t value, int announced)
+{
+    struct bw_reqbody_s *rb = reqbody_state(tx);
+    int partial = tx->cfg->reqbody_limit_action != 0 && !strcmp(name, "SecRequestBodyLimit");
+    if (!rb->limit_name) {
+        rb->limit_name = name;
+        rb->limit_value = value;
+        rb->announced = announced;
+    }
+    if (!partial && tx->engine_mode != BW_ENGINE_DETECTION_ONLY)
+        tx->reqbody_rejected = 413;
+    else
+        tx->reqbody_truncated = 1;
+    return -1;
+}
+
+/* Where stored file parts go, or NULL: not stored. */
+static const char *upload_dir(const bw_tx_t *tx)
+{
+    if (tx->cfg->upload_keep_files <= 0 && tx->cfg->tmp_save_uploaded_files != 1)
+        return NULL;
+    return tx->cfg->upload_dir ? tx->cfg->upload_dir : tx->cfg->tmp_dir;
+}
+
+/* The first chunk fixes the processor (phase 1's ctl: actions have run):
+ * create the streaming one, decide whether the body is kept. */
+static void reqbody_start(bw_tx_t *tx)
+{
+    struct bw_reqbody_s *rb = reqbody_state(tx);
+    const bw_settings_t *c = tx->cfg;
+
+    rb->started = 1;
+    rb->sink.ctx = tx;
+    rb->sink.add_arg = arg_sink_add;
+    rb->sink.add_file = file_sink_add;
+    rb->sink.add_part_header = part_header_add;
+    rb->lim.json_depth = c->json_depth_limit;
+    rb->lim.args_limit = c->args_limit;
+    rb->lim.upload_file_limit = c->upload_file_limit;
+    rb->lim.upload_dir = upload_dir(tx);
+    rb->lim.upload_file_mode = c->upload_file_mode;
+    rb->lim.arg_separator = (char)c->arg_separator;
+    rb->keep = !rb->external || processor_is(tx, "URLENCODED") || tx->force_reqbody_var;
+    if (processor_is(tx, "MULTIPART"))
+        rb->parser = bw_body_multipart_create(tx->pool, header_value(tx, "Content-Type"),
+                                              &rb->lim, &rb->sink, &tx->body_res);
+    else if (processor_is(tx, "JSON"))
+        rb->parser = bw_body_json_create(tx->pool, &rb->lim, &rb->sink, &tx->body_res);
+    else if (processor_is(tx, "XML"))
+        rb->parser = bw_body_xml_create(tx->pool, &rb->lim, &rb->sink, &tx->body_res);
+}
+
+static void reqbody_keep(bw_tx_t *tx, const char *data, apr_size_t len)
+{
+    if (tx->reqbody_len + len > tx->reqbody_cap) {
+        apr_size_t cap = tx->reqbody_cap ? tx->reqbody_cap : 8192;
+        char *n;
+        while (cap < tx->reqbody_len + len)
+            cap *= 2;
+        n = apr_palloc(tx->pool, cap + 1);
+        if (tx->reqbody_len)
+            memcpy(n, tx->reqbody, tx->reqbody_len);
+        tx->reqbody = n;
+        tx->reqbody_cap = cap;
+    }
+    memcpy(tx->reqbody + tx->reqbody_len, data, len);
+    tx->reqbody_len += len;
+    tx->reqbody[tx->reqbody_len] = '\0';
+}
+
+void bw_tx_request_body_external(bw_tx_t *tx)
+{
+    reqbody_state(tx)->external = 1;
+}
+
+int bw_tx_request_body_expect(bw_tx_t *tx, apr_int64_t length)
+{
+    if (tx->reqbody_access != 1 || length <= tx->reqbody_limit
+        || tx->cfg->reqbody_limit_action != 0 || tx->engine_mode != BW_ENGINE_ON)
+        return 0;
+    reqbody_limit_hit(tx, "SecRequestBodyLimit", tx->reqbody_limit, 1);
+    return tx->reqbody_rejected;
+}
+
+int bw_tx_request_body_append(bw_tx_t *tx, const char *data, apr_size_t len)
+{
+    struct bw_reqbody_s *rb = reqbody_state(tx);
+    const char *name = "SecRequestBodyLimit";
+    apr_int64_t limit = tx->reqbody_limit;
+    apr_size_t room;
+
+    if (tx->reqbody_rejected || tx->reqbody_truncated || tx->reqbody_done)
+        return -1;
+    if (len == 0)
+        return 0;
+    if (!rb->started)
+        reqbody_start(tx);
+    if (nofiles_applies(tx) && tx->cfg->reqbody_nofiles_limit < limit) {
+        name = "SecRequestBodyNoFilesLimit";
+        limit = tx->cfg->reqbody_nofiles_limit;
+    }
+    room = limit > tx->reqbody_seen ? (apr_size_t)(limit - tx->reqbody_seen) : 0;
+    if (len > room) {
+        reqbody_limit_hit(tx, name, limit, 0);
+        if (tx->reqbody_rejected)
+            return -1;
+        len = room;
+    }
+    tx->reqbody_seen += (apr_off_t)len;
+    if (rb->keep)
+        reqbody_keep(tx, data, len);
+    if (rb->parser)
+        bw_body_feed(rb->parser, data, len);
+    return tx->reqbody_truncated ? -1 : 0;
+}
+
+int bw_tx_request_body_rejected(const bw_tx_t *tx)
+{
+    return tx->reqbody_rejected;
+}
+
+const char *bw_tx_request_body_limit(const bw_tx_t *tx, apr_int64_t *value, int *announced)
+{
+    if (!tx->rb || !tx->rb->limit_name)
+        return NULL;
+    if (value)
+        *value = tx->rb->limit_value;
+    if (announced)
+        *announced = tx->rb->announced;
+    return tx->rb->limit_name;
+}
+
+/* A multipart body's file parts are on disk, so SecRequestBodyNoFilesLimit
+ * counts the rest (boundaries, part headers, fields); the file sizes are
+ * only known once the parts are parsed. */
+static void multipart_nofiles_check(bw_tx_t *tx)
+{
+    apr_off_t files = 0;
+    int i;
+    for (i = 0; i < tx->files->nelts; i++)
+        files += ((const bw_body_file_t *)tx->files->elts)[i].size;
+    if (tx->reqbody_seen - files > tx->cfg->reqbody_nofiles_limit)
+        reqbody_limit_hit(tx, "SecRequestBodyNoFilesLimit", tx->cfg->reqbody_nofiles_limit, 0);
+}
+
+/* The end of the body: the streaming processor finishes, a URLENCODED body
+ * (whole, as ModSecurity parses it) is split. */
+void bw_tx_process_request_body(bw_tx_t *tx)
+{
+    struct bw_reqbody_s *rb = reqbody_state(tx);
+    if (rb->parser) {
+        bw_body_finish(rb->parser);
+        if (processor_is(tx, "MULTIPART"))
+            multipart_nofiles_check(tx);
+    } else if (processor_is(tx, "URLENCODED")) {
         bw_body_urlencoded(tx->pool, bw_str_n(tx->reqbody ? tx->reqbody : "", tx->reqbody_len),
-                           lim.arg_separator, &sink, &tx->body_res);
-    else if (!strcmp(p, "MULTIPART"))
-        run_streaming(tx, bw_body_multipart_create(tx->pool, header_value(tx, "Content-Type"),
-                                                   &lim, &sink, &tx->body_res));
-    else if (!strcmp(p, "JSON"))
-        run_streaming(tx, bw_body_json_create(tx->pool, &lim, &sink, &tx->body_res));
-    else if (!strcmp(p, "XML"))
-        run_streaming(tx, bw_body_xml_create(tx->pool, &lim, &sink, &tx->body_res));
+                           rb->lim.arg_separator, &rb->sink, &tx->body_res);
+    }
     if (tx->body_res.error && !tx->body_res.error_msg)
         tx->body_res.error_msg = "request body processor failed";
 }
@@ -430,19 +559,25 @@ void bw_tx_request_body_end(bw_tx_t *tx)
     if (tx->reqbody_done)
         return;
     tx->reqbody_done = 1;
-    if (tx->reqbody_access != 1 || tx->reqbody_rejected)
+    if (tx->reqbody_access != 1 || tx->reqbody_rejected || !tx->rb || !tx->rb->started)
         return;
-    if (tx->reqbody_len && (!tx->reqbody_processor || strcmp(tx->reqbody_processor, "MULTIPART"))
-        && (apr_int64_t)tx->reqbody_len > tx->cfg->reqbody_nofiles_limit) {
-        if (tx->cfg->reqbody_limit_action == 0) {
-            tx->reqbody_rejected = 413;
-            return;
-        }
-        tx->reqbody_truncated = 1;
-        tx->reqbody_len = (apr_size_t)tx->cfg->reqbody_nofiles_limit;
+    bw_tx_process_request_body(tx);
+}
+
+void bw_tx_finish_uploads(bw_tx_t *tx)
+{
+    int keep, i;
+    if (!tx->rb || tx->rb->uploads_done)
+        return;
+    tx->rb->uploads_done = 1;
+    keep = tx->cfg->upload_keep_files == 1
+        || (tx->cfg->upload_keep_files == 2 && tx->matches->nelts > 0);
+    for (i = 0; !keep && i < tx->files->nelts; i++) {
+        bw_body_file_t *f = &((bw_body_file_t *)tx->files->elts)[i];
+        if (f->tmp_name && apr_file_remove(f->tmp_name, tx->pool) != APR_SUCCESS)
+            bw_tx_log_message(tx, 1, "cannot remove the uploaded file %s", f->tmp_name);
+        f->tmp_name = NULL;
     }
-    if (tx->reqbody_len)
-        bw_tx_process_request_body(tx);
 }
 
 /* ---- response --------------------------------------------------------------- */

@@ -187,7 +187,7 @@ static int s_reqbody(bw_tx_t *tx, bw_str_t *v)
 }
 static int s_reqbody_len(bw_tx_t *tx, bw_str_t *v)
 {
-    *v = bw_str_make(apr_psprintf(tx->pool, "%" APR_SIZE_T_FMT, tx->reqbody_len));
+    *v = bw_str_make(apr_psprintf(tx->pool, "%" APR_OFF_T_FMT, tx->reqbody_seen));
     return 1;
 }
 static int s_full_request(bw_tx_t *tx, bw_str_t *v)
@@ -195,11 +195,14 @@ static int s_full_request(bw_tx_t *tx, bw_str_t *v)
     apr_size_t n = tx->req.request_line.len + 2, off = 0;
     int i;
     char *b;
+    bw_str_t body = bw_str_n("", 0);
     const bw_kv_t *h = tx->req.headers ? (const bw_kv_t *)tx->req.headers->elts : NULL;
     int nh = tx->req.headers ? tx->req.headers->nelts : 0;
+    /* the body only where REQUEST_BODY has it, as in mod_security2 */
+    s_reqbody(tx, &body);
     for (i = 0; i < nh; i++)
         n += h[i].name.len + h[i].value.len + 4;
-    n += 2 + tx->reqbody_len;
+    n += 2 + body.len;
     b = apr_palloc(tx->pool, n + 1);
     memcpy(b, tx->req.request_line.data, tx->req.request_line.len);
     off = tx->req.request_line.len;
@@ -217,9 +220,9 @@ static int s_full_request(bw_tx_t *tx, bw_str_t *v)
     }
     memcpy(b + off, "\r\n", 2);
     off += 2;
-    if (tx->reqbody_len)
-        memcpy(b + off, tx->reqbody, tx->reqbody_len);
-    off += tx->reqbody_len;
+    if (body.len)
+        memcpy(b + off, body.data, body.len);
+    off += body.len;
     b[off] = '\0';
     *v = bw_str_n(b, off);
     return 1;

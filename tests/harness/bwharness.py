@@ -138,8 +138,10 @@ class Backend:
     """A loopback HTTP backend in its own process group.
 
     kind: "albedo" (CRS's reflector; /reflect for response tests),
-    "httpbin" (what CRS 3.3.x's CI used; from a venv, see ensure_httpbin) or
-    "demo" (tools/demo/backend.py, standard library only)."""
+    "httpbin" (what CRS 3.3.x's CI used; from a venv, see ensure_httpbin),
+    "demo" (tools/demo/backend.py, standard library only) or "echo"
+    (tests/backend/echo_digest.py: answers with the SHA-256 of the body it
+    got, for byte-for-byte checks)."""
 
     def __init__(self, kind, port=None, log_dir=None):
         self.kind = kind
@@ -167,6 +169,9 @@ class Backend:
                     "httpbin:app"]
         if self.kind == "demo":
             return [sys.executable, os.path.join(REPO, "tools", "demo", "backend.py"),
+                    "--port", str(self.port)]
+        if self.kind == "echo":
+            return [sys.executable, os.path.join(REPO, "tests", "backend", "echo_digest.py"),
                     "--port", str(self.port)]
         raise HarnessError("unknown backend %r" % self.kind)
 
@@ -658,7 +663,7 @@ def main(argv=None):
     common(sp)
     sp.add_argument("--run-dir", required=True)
     sp.add_argument("--port", type=int, help="Listen port on 127.0.0.1 (default: a free one)")
-    sp.add_argument("--backend", choices=("albedo", "httpbin", "demo"), default="albedo")
+    sp.add_argument("--backend", choices=("albedo", "httpbin", "demo", "echo"), default="albedo")
     sp.add_argument("--extra-conf", nargs="*", help="files appended to the server config")
     sp.set_defaults(func=cmd_start)
 

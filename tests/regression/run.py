@@ -15,7 +15,10 @@ startup/<name>.conf are start-up tests (no go-ftw): `apache2 -t` with base.conf
     # expect-reason: REGEX     the output matches this (Python re, search)
 A failing config must also be named by its path in the output.
 
-`@RUN@` in a .conf is replaced by the run directory.
+`@RUN@` in a .conf is replaced by the run directory. A .conf line
+`# backend: echo` runs that file against tests/backend/echo_digest.py (it
+answers with the SHA-256 of the body it got) instead of albedo.
+A child that dies (`exit signal` in the error log) fails the file.
 Closing line: `regression: N passed, M failed`; exit 1 on any failure,
 2 when the run could not be done at all (go-ftw missing...).
 """
@@ -80,7 +83,44 @@ class Results:
         print("  FAIL  %s: %s" % (tid, why), flush=True)
 
 
-def run_ftw_file(a, yaml_path, backend_port, work, res, ftw):
+class Backends:
+    """Backends by kind, each started on first use, all stopped by stop()."""
+
+    def __init__(self, log_dir):
+        self.log_dir = log_dir
+        self.running = {}
+
+    def port(self, kind):
+        if kind not in self.running:
+            self.running[kind] = hz.Backend.start(kind, log_dir=self.log_dir)
+        return self.running[kind].port
+
+    def stop(self):
+        for be in self.running.values():
+            be.stop()
+        self.running = {}
+
+
+def conf_backend(conf):
+    """The backend a test's .conf asks for (`# backend: KIND`), else albedo."""
+    with open(conf) as f:
+        for line in f:
+            m = re.match(r"#\s*backend:\s*(\S+)", line)
+            if m:
+                return m.group(1)
+    return "albedo"
+
+
+def child_crashes(error_log):
+    try:
+        with open(error_log, errors="replace") as f:
+            return [l.strip() for l in f if "exit signal" in l]
+    except OSError:
+        return []
+
+
+def run_ftw_file(a, yaml_path, backends, work, res, ftw):
+    """backends: a Backends, or the port of the one backend to use."""
     rel = os.path.relpath(yaml_path, HERE)
     name = rel[:-len(".yaml")]
     conf = os.path.join(HERE, name + ".conf")
@@ -90,6 +130,7 @@ def run_ftw_file(a, yaml_path, backend_port, work, res, ftw):
         for t in ids:
             res.fail(t, "missing %s.conf" % name)
         return
+    backend_port = backends if isinstance(backends, int) else backends.port(conf_backend(conf))
     run_dir = prepare_run_dir(work, name)
     files = [substitute(os.path.join(HERE, "base.conf"), os.path.join(run_dir, "base.conf"), run_dir),
              substitute(conf, os.path.join(run_dir, "test.conf"), run_dir)]
@@ -138,6 +179,8 @@ def run_ftw_file(a, yaml_path, backend_port, work, res, ftw):
             print(indent(ap.error_tail(20)))
     finally:
         ap.stop()
+        for line in child_crashes(ap.error_log)[:1]:
+            res.fail(name + ":crash", line[:500])
         # After the stop: reports of workers that died at shutdown count too.
         if a.sanitize:
             for rep in ap.sanitizer_reports():
@@ -246,9 +289,12 @@ def main(argv=None):
     res = Results()
     t0 = time.monotonic()
     try:
-        with hz.Backend.start("albedo", log_dir=work) as be:
+        backends = Backends(work)
+        try:
             for y in yamls:
-                run_ftw_file(a, y, be.port, work, res, ftw)
+                run_ftw_file(a, y, backends, work, res, ftw)
+        finally:
+            backends.stop()
         if startups:
             print("startup (apache2 -t)")
         for s in startups:
