@@ -77,6 +77,10 @@ apr_status_t bw_httpd_body_store(bw_httpd_req_t *st, const char *data, apr_size_
  * audit log's part C. Returns APR_SUCCESS, or the error reading the file. */
 apr_status_t bw_httpd_request_body(apr_pool_t *p, bw_httpd_req_t *st, bw_str_t *out);
 
+/* The response headers as the engine sees them: headers_out, then
+ * err_headers_out, plus Content-Type when only r->content_type has it. */
+apr_array_header_t *bw_httpd_response_headers(request_rec *r);
+
 /* Callbacks that write alerts and messages to the error log of r. */
 const bw_callbacks_t *bw_httpd_callbacks(request_rec *r);
 

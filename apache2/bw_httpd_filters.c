@@ -224,9 +224,8 @@ apr_status_t bw_httpd_input_filter(ap_filter_t *f, apr_bucket_brigade *bb, ap_in
     return APR_SUCCESS;
 }
 
-static void set_response(bw_httpd_req_t *st, request_rec *r)
+apr_array_header_t *bw_httpd_response_headers(request_rec *r)
 {
-    bw_response_t res;
     const apr_array_header_t *arrs[2];
     apr_array_header_t *h = apr_array_make(r->pool, 16, sizeof(bw_kv_t));
     int i, k;
@@ -247,12 +246,18 @@ static void set_response(bw_httpd_req_t *st, request_rec *r)
         kv->name = bw_str_make("Content-Type");
         kv->value = bw_str_make(r->content_type);
     }
+    return h;
+}
+
+static void set_response(bw_httpd_req_t *st, request_rec *r)
+{
+    bw_response_t res;
     memset(&res, 0, sizeof(res));
     res.status = r->status;
     res.protocol = bw_str_make(r->protocol);
     res.status_line = bw_str_make(r->status_line ? r->status_line
                                   : apr_psprintf(r->pool, "%s %d", r->protocol, r->status));
-    res.headers = h;
+    res.headers = bw_httpd_response_headers(r);
     bw_tx_set_response(st->tx, &res);
 }
 

@@ -280,31 +280,6 @@ static const char *write_record_file(request_rec *r, const bw_settings_t *cfg, b
     return name;
 }
 
-static apr_array_header_t *response_headers(request_rec *r)
-{
-    const apr_array_header_t *arrs[2];
-    apr_array_header_t *h = apr_array_make(r->pool, 16, sizeof(bw_kv_t));
-    int i, k;
-    arrs[0] = apr_table_elts(r->headers_out);
-    arrs[1] = apr_table_elts(r->err_headers_out);
-    for (k = 0; k < 2; k++)
-        for (i = 0; i < arrs[k]->nelts; i++) {
-            const apr_table_entry_t *e = &((const apr_table_entry_t *)arrs[k]->elts)[i];
-            bw_kv_t *kv;
-            if (!e->key)
-                continue;
-            kv = apr_array_push(h);
-            kv->name = bw_str_make(e->key);
-            kv->value = bw_str_make(e->val);
-        }
-    if (r->content_type && !apr_table_get(r->headers_out, "Content-Type")) {
-        bw_kv_t *kv = apr_array_push(h);
-        kv->name = bw_str_make("Content-Type");
-        kv->value = bw_str_make(r->content_type);
-    }
-    return h;
-}
-
 static void fill_final(request_rec *r, request_rec *last, bw_httpd_req_t *st, bw_audit_final_t *fin)
 {
     memset(fin, 0, sizeof(*fin));
@@ -312,7 +287,7 @@ static void fill_final(request_rec *r, request_rec *last, bw_httpd_req_t *st, bw
     fin->protocol = bw_str_make(last->protocol ? last->protocol : "HTTP/1.1");
     fin->status_line = bw_str_make(last->status_line ? last->status_line
                                                      : ap_get_status_line(last->status));
-    fin->headers = response_headers(last);
+    fin->headers = bw_httpd_response_headers(last);
     if (st->body_read)
         fin->request_body = bw_str_n(st->body ? st->body : "", st->body_len);
     fin->handler = last->handler ? last->handler : r->handler;
