@@ -160,7 +160,7 @@ static int eval_value(bw_tx_t *tx, const bw_rule_t *r, const bw_op_t *op, const 
     bw_str_t cur = v->value;
     int i;
     if (!r->multi_match) {
-        *final = bw_tfn_apply_cached(tx, r->tfns, r->ntfns, cur);
+        *final = bw_tfn_apply_cached(tx, r->tfn_nodes, r->tfns, r->ntfns, cur);
         return run_op(tx, r, op, v, *final, run);
     }
     /* multiMatch: the operator sees the value before and after every

@@ -170,6 +170,7 @@ struct bw_rule_s {
     const char *marker;          /* SecMarker name */
     const bw_rule_t *default_set;/* SecDefaultAction in force when parsed */
     struct bw_pf_group_s *pf_group; /* @rx literal prefilter (bw_rxfilter.c), or NULL */
+    const struct bw_tfn_node_s *const *tfn_nodes; /* interned chain prefixes (bw_tfn_cache.c) */
     int pf_bit;
     int pf_stable;               /* all targets can use the per-phase scan */
     int order;                   /* definition order inside the program */
@@ -293,9 +294,16 @@ unsigned int bw_rxfilter_key_hash(const char *key, apr_ssize_t *klen);
 /* ---- transformation cache (bw_tfn_cache.c) -------------------------------- */
 
 typedef struct bw_tfn_cache_s bw_tfn_cache_t;
+typedef struct bw_tfn_node_s bw_tfn_node_t;
+/* Intern a chain into trie (start-up): one node per prefix, equal prefixes
+ * share nodes. NULL for an empty chain. */
+const bw_tfn_node_t *const *bw_tfn_intern(apr_pool_t *p, apr_hash_t *trie,
+                                           const bw_tfn_def_t *const *tfns, int n);
 /* tfns[0..n-1] applied to in, each prefix computed once per transaction
- * for a given value (by address). */
-bw_str_t bw_tfn_apply_cached(bw_tx_t *tx, const bw_tfn_def_t *const *tfns, int n, bw_str_t in);
+ * for a given value (by address); nodes from bw_tfn_intern, or NULL for no
+ * caching. */
+bw_str_t bw_tfn_apply_cached(bw_tx_t *tx, const bw_tfn_node_t *const *nodes,
+                             const bw_tfn_def_t *const *tfns, int n, bw_str_t in);
 
 /* ---- transactions ----------------------------------------------------- */
 

@@ -118,6 +118,7 @@ static const char *apply_item(bw_program_t *prog, const bw_item_t *it)
                     if (it->kind == BW_ITEM_UPDATE_ACTION_ID) {
                         err = update_actions(prog->pool, c, it);
                         c->pf_group = NULL;   /* its chain may have changed */
+                        c->tfn_nodes = NULL;
                     }
                     else {
                         update_targets(prog->pool, c, it);

@@ -29,6 +29,7 @@
 #define PF_MIN_LITERAL 2
 
 struct bw_pf_group_s {
+    const bw_tfn_node_t *const *nodes;
     const bw_tfn_def_t *const *tfns;
     int ntfns;
     int nocase;
@@ -97,6 +98,7 @@ static void add_rule(apr_pool_t *p, apr_array_header_t *groups, bw_rule_t *r)
     }
     if (!g) {
         g = apr_pcalloc(p, sizeof(*g));
+        g->nodes = r->tfn_nodes;
         g->tfns = r->tfns;
         g->ntfns = r->ntfns;
         g->nocase = nocase;
@@ -113,18 +115,24 @@ static void add_rule(apr_pool_t *p, apr_array_header_t *groups, bw_rule_t *r)
 void bw_rxfilter_prepare(bw_config_t *cfg)
 {
     apr_array_header_t *groups;
+    apr_hash_t *trie;
     int i;
     if (cfg->pf_prepared)
         return;
     cfg->pf_prepared = 1;
     groups = apr_array_make(cfg->pool, 8, sizeof(bw_pf_group_t *));
+    trie = apr_hash_make(cfg->pool);
     for (i = 0; i < cfg->items->nelts; i++) {
         const bw_item_t *it = &((const bw_item_t *)cfg->items->elts)[i];
         bw_rule_t *r;
         if (it->kind != BW_ITEM_RULE)
             continue;
-        for (r = it->rule; r; r = r->chain_next)
+        for (r = it->rule; r; r = r->chain_next) {
+            /* equal transformation chains share nodes: one cache entry
+             * per value and chain prefix, whichever rule asks */
+            r->tfn_nodes = bw_tfn_intern(cfg->pool, trie, r->tfns, r->ntfns);
             add_rule(cfg->pool, groups, r);
+        }
     }
     for (i = 0; i < groups->nelts; i++)
         bw_ac_compile(((bw_pf_group_t **)groups->elts)[i]->ac);
@@ -164,7 +172,7 @@ static const uint64_t *group_bits(bw_tx_t *tx, const bw_target_t *t, const bw_pf
     vals = apr_array_make(tx->pool, 16, sizeof(bw_varval_t));
     t->var->generate(tx, t->var, sel, vals);
     for (i = 0; i < vals->nelts; i++) {
-        bw_str_t v = bw_tfn_apply_cached(tx, g->tfns, g->ntfns, ((bw_varval_t *)vals->elts)[i].value);
+        bw_str_t v = bw_tfn_apply_cached(tx, g->nodes, g->tfns, g->ntfns, ((bw_varval_t *)vals->elts)[i].value);
         bw_ac_iter_t it;
         bw_ac_match_t m;
         bw_ac_iter_init(&it, g->ac, v);

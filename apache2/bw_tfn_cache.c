@@ -2,23 +2,29 @@
  * Transformation results, computed once per transaction.
  *
  * CRS applies the same chains (t:urlDecodeUni,t:htmlEntityDecode,…) to the
- * same values in dozens of rules. A result is kept under (value's address,
- * length, chain prefix): values come from collections built once per
- * transaction, so the address identifies the value, and every prefix of a
- * chain is remembered, so "urlDecodeUni,lowercase" reuses the work done for
- * "urlDecodeUni". Addresses of values allocated on the fly simply miss.
- * Open addressing, grown at 70% load; nothing is ever evicted (the pool is
- * the transaction's).
+ * same values in dozens of rules. At start-up every chain of a context is
+ * interned into a trie (bw_tfn_intern): a rule holds one node per prefix of
+ * its chain, and equal prefixes are the same node. A result is kept under
+ * (value's address, length, node): values come from collections built once
+ * per transaction, so the address identifies the value, and a chain that
+ * shares a prefix with an earlier one resumes from that prefix's result.
+ * Open addressing over an append-only entry array; nothing is evicted (the
+ * pool is the transaction's). Rules without nodes (none at start-up; a copy
+ * made by SecRuleUpdateActionById) are transformed without the cache.
  */
 #include <string.h>
 #include "bw_internal.h"
 
+struct bw_tfn_node_s {
+    const bw_tfn_node_t *parent;
+    const bw_tfn_def_t *tfn;
+    uint64_t hash;
+};
+
 typedef struct {
     const char *ptr;
     size_t len;
-    uint64_t h;                       /* hash of the chain prefix */
-    const bw_tfn_def_t *const *tfns;  /* the prefix: tfns[0..n-1] */
-    int n;
+    const bw_tfn_node_t *node;
     bw_str_t out;
 } slot_t;
 
@@ -35,35 +41,60 @@ static uint64_t mix(uint64_t h, uint64_t v)
     return h * 0xff51afd7ed558ccdULL;
 }
 
-static size_t slot_of(const bw_tfn_cache_t *c, const char *ptr, size_t len, uint64_t h)
+/* ---- start-up: the trie ---------------------------------------------------- */
+
+typedef struct {
+    const bw_tfn_node_t *parent;
+    const bw_tfn_def_t *tfn;
+} node_key_t;
+
+const bw_tfn_node_t *const *bw_tfn_intern(apr_pool_t *p, apr_hash_t *trie,
+                                           const bw_tfn_def_t *const *tfns, int n)
 {
-    uint64_t k = mix(mix(h, (uint64_t)(uintptr_t)ptr), (uint64_t)len);
+    const bw_tfn_node_t **nodes;
+    const bw_tfn_node_t *parent = NULL;
+    int i;
+    if (n <= 0)
+        return NULL;
+    nodes = apr_palloc(p, sizeof(*nodes) * (size_t)n);
+    for (i = 0; i < n; i++) {
+        node_key_t key;
+        bw_tfn_node_t *node;
+        memset(&key, 0, sizeof(key));
+        key.parent = parent;
+        key.tfn = tfns[i];
+        node = apr_hash_get(trie, &key, sizeof(key));
+        if (!node) {
+            node = apr_palloc(p, sizeof(*node));
+            node->parent = parent;
+            node->tfn = tfns[i];
+            node->hash = mix(parent ? parent->hash : 0, (uint64_t)(uintptr_t)tfns[i]);
+            apr_hash_set(trie, apr_pmemdup(p, &key, sizeof(key)), sizeof(key), node);
+        }
+        nodes[i] = parent = node;
+    }
+    return nodes;
+}
+
+/* ---- run time ----------------------------------------------------------------- */
+
+static size_t slot_of(const bw_tfn_cache_t *c, const char *ptr, size_t len, const bw_tfn_node_t *node)
+{
+    uint64_t k = mix(mix(node->hash, (uint64_t)(uintptr_t)ptr), (uint64_t)len);
     return (size_t)(k ^ (k >> 29)) & (c->cap - 1);
 }
 
-static int same_chain(const slot_t *s, const bw_tfn_def_t *const *tfns, int n)
-{
-    int i;
-    if (s->n != n)
-        return 0;
-    for (i = 0; i < n; i++)
-        if (s->tfns[i] != tfns[i])
-            return 0;
-    return 1;
-}
-
 /* The index position of the entry, or of the empty place it would take. */
-static uint32_t *find(bw_tfn_cache_t *c, const char *ptr, size_t len, uint64_t h,
-                      const bw_tfn_def_t *const *tfns, int n)
+static uint32_t *find(bw_tfn_cache_t *c, const char *ptr, size_t len, const bw_tfn_node_t *node)
 {
-    size_t i = slot_of(c, ptr, len, h);
+    size_t i = slot_of(c, ptr, len, node);
     for (;;) {
         uint32_t *at = &c->index[i];
         const slot_t *s;
         if (!*at)
             return at;
         s = &c->entries[*at - 1];
-        if (s->ptr == ptr && s->len == len && s->h == h && same_chain(s, tfns, n))
+        if (s->node == node && s->ptr == ptr && s->len == len)
             return at;
         i = (i + 1) & (c->cap - 1);
     }
@@ -76,12 +107,12 @@ static void rehash(apr_pool_t *p, bw_tfn_cache_t *c, size_t cap)
     c->index = apr_pcalloc(p, sizeof(uint32_t) * cap);
     for (i = 0; i < c->used; i++) {
         const slot_t *s = &c->entries[i];
-        *find(c, s->ptr, s->len, s->h, s->tfns, s->n) = (uint32_t)(i + 1);
+        *find(c, s->ptr, s->len, s->node) = (uint32_t)(i + 1);
     }
 }
 
 static void insert(apr_pool_t *p, bw_tfn_cache_t *c, uint32_t *at, const char *ptr, size_t len,
-                   uint64_t h, const bw_tfn_def_t *const *tfns, int n, bw_str_t out)
+                   const bw_tfn_node_t *node, bw_str_t out)
 {
     slot_t *s;
     if (c->used == c->room) {
@@ -93,25 +124,23 @@ static void insert(apr_pool_t *p, bw_tfn_cache_t *c, uint32_t *at, const char *p
     s = &c->entries[c->used++];
     s->ptr = ptr;
     s->len = len;
-    s->h = h;
-    s->tfns = tfns;
-    s->n = n;
+    s->node = node;
     s->out = out;
     *at = (uint32_t)c->used;
     if (c->used * 10 > c->cap * 7)
         rehash(p, c, c->cap * 2);
 }
 
-bw_str_t bw_tfn_apply_cached(bw_tx_t *tx, const bw_tfn_def_t *const *tfns, int n, bw_str_t in)
+bw_str_t bw_tfn_apply_cached(bw_tx_t *tx, const bw_tfn_node_t *const *nodes,
+                             const bw_tfn_def_t *const *tfns, int n, bw_str_t in)
 {
     bw_tfn_cache_t *c = tx->tfn_cache;
-    uint64_t h[64];
     bw_str_t cur = in;
     int i, start = 0;
 
     if (n <= 0)
         return in;
-    if (n > 64) {                     /* absurdly long chain: no caching */
+    if (!nodes) {
         for (i = 0; i < n; i++)
             tfns[i]->fn(&tx->tfn_env, tx->pool, cur, &cur);
         return cur;
@@ -122,12 +151,9 @@ bw_str_t bw_tfn_apply_cached(bw_tx_t *tx, const bw_tfn_def_t *const *tfns, int n
         c->entries = apr_palloc(tx->pool, sizeof(slot_t) * c->room);
         rehash(tx->pool, c, 512);
     }
-    h[0] = mix(0, (uint64_t)(uintptr_t)tfns[0]);
-    for (i = 1; i < n; i++)
-        h[i] = mix(h[i - 1], (uint64_t)(uintptr_t)tfns[i]);
-    /* longest cached prefix first */
+    /* longest cached prefix first: usually the whole chain */
     for (i = n - 1; i >= 0; i--) {
-        uint32_t *at = find(c, in.data, in.len, h[i], tfns, i + 1);
+        uint32_t *at = find(c, in.data, in.len, nodes[i]);
         if (*at) {
             cur = c->entries[*at - 1].out;
             start = i + 1;
@@ -136,8 +162,7 @@ bw_str_t bw_tfn_apply_cached(bw_tx_t *tx, const bw_tfn_def_t *const *tfns, int n
     }
     for (i = start; i < n; i++) {
         tfns[i]->fn(&tx->tfn_env, tx->pool, cur, &cur);
-        insert(tx->pool, c, find(c, in.data, in.len, h[i], tfns, i + 1), in.data, in.len, h[i],
-               tfns, i + 1, cur);
+        insert(tx->pool, c, find(c, in.data, in.len, nodes[i]), in.data, in.len, nodes[i], cur);
     }
     return cur;
 }
