@@ -288,7 +288,8 @@ static void fill_final(request_rec *r, request_rec *last, bw_httpd_req_t *st, bw
     fin->status_line = bw_str_make(last->status_line ? last->status_line
                                                      : ap_get_status_line(last->status));
     fin->headers = bw_httpd_response_headers(last);
-    if (st->body_read)
+    /* the whole body as read: memory part and temp file (part C) */
+    if (st->body_read && bw_httpd_request_body(r->pool, st, &fin->request_body) != APR_SUCCESS)
         fin->request_body = bw_str_n(st->body ? st->body : "", st->body_len);
     fin->handler = last->handler ? last->handler : r->handler;
     fin->server = ap_get_server_banner();
