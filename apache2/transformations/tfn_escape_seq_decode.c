@@ -11,25 +11,12 @@
  */
 #include "tfn_internal.h"
 
-static int is_odigit(unsigned char c)
-{
-    return c >= '0' && c <= '7';
-}
-
 /* The byte \c stands for when c is a one-letter escape, or -1. */
 static int simple_escape(unsigned char c)
 {
-    switch (c) {
-    case 'a': return '\a';
-    case 'b': return '\b';
-    case 'f': return '\f';
-    case 'n': return '\n';
-    case 'r': return '\r';
-    case 't': return '\t';
-    case 'v': return '\v';
-    case '\\': case '?': case '\'': case '"': return c;
-    default: return -1;
-    }
+    if (c == '\\' || c == '?' || c == '\'' || c == '"')
+        return c;
+    return tfn_control_escape(c);
 }
 
 /* Decode the escape whose backslash is at in.data[i] (not the last byte);
@@ -51,10 +38,10 @@ static unsigned char c_escape(bw_str_t in, size_t i, size_t *end)
         }
         return c;
     }
-    if (!is_odigit(c))
+    if (!tfn_is_odigit(c))
         return c;
     for (j = i + 1; j < in.len && j < i + 4
-                    && is_odigit((unsigned char)in.data[j]); j++)
+                    && tfn_is_odigit((unsigned char)in.data[j]); j++)
         v = v * 8 + (unsigned)(in.data[j] - '0');
     *end = j;
     return (unsigned char)(v & 0xFF);
@@ -63,20 +50,7 @@ static unsigned char c_escape(bw_str_t in, size_t i, size_t *end)
 static int escape_seq_decode(const bw_tfn_env_t *env, apr_pool_t *pool,
                              bw_str_t in, bw_str_t *out)
 {
-    tfn_out_t o;
-    size_t i = 0, end;
-
-    tfn_out_init(&o, pool, in, in.len);
-    while (i < in.len) {
-        if (in.data[i] == '\\' && i + 1 < in.len) {
-            tfn_out_byte(&o, c_escape(in, i, &end));
-            i = end;
-        } else {
-            tfn_out_byte(&o, (unsigned char)in.data[i]);
-            i++;
-        }
-    }
-    return tfn_out_finish(&o, out);
+    return tfn_backslash_decode(pool, in, out, c_escape);
 }
 
 const bw_tfn_def_t bw_tfn_escape_seq_decode = { "escapeSeqDecode",

@@ -190,4 +190,51 @@ static inline int tfn_all_hex(const char *p, size_t n)
     return 1;
 }
 
+static inline int tfn_is_odigit(unsigned char c)
+{
+    return c >= '0' && c <= '7';
+}
+
+/* The control byte of a one-letter C escape (\a \b \f \n \r \t \v), or
+ * -1 for any other letter. */
+static inline int tfn_control_escape(unsigned char c)
+{
+    switch (c) {
+    case 'a': return '\a';
+    case 'b': return '\b';
+    case 'f': return '\f';
+    case 'n': return '\n';
+    case 'r': return '\r';
+    case 't': return '\t';
+    case 'v': return '\v';
+    default: return -1;
+    }
+}
+
+/* Decoder of one backslash escape: the backslash is at in.data[i] and is not
+ * the last byte; sets *end past the escape and returns the byte it means. */
+typedef unsigned char (*tfn_escape_fn)(bw_str_t in, size_t i, size_t *end);
+
+/* The loop jsDecode and escapeSeqDecode share: every backslash that is not
+ * the last byte starts an escape decoded by esc; other bytes (a lone
+ * trailing backslash too) are copied. Copy-on-write like every tfn. */
+static inline int tfn_backslash_decode(apr_pool_t *pool, bw_str_t in, bw_str_t *out,
+                                       tfn_escape_fn esc)
+{
+    tfn_out_t o;
+    size_t i = 0, end;
+
+    tfn_out_init(&o, pool, in, in.len);
+    while (i < in.len) {
+        if (in.data[i] == '\\' && i + 1 < in.len) {
+            tfn_out_byte(&o, esc(in, i, &end));
+            i = end;
+        } else {
+            tfn_out_byte(&o, (unsigned char)in.data[i]);
+            i++;
+        }
+    }
+    return tfn_out_finish(&o, out);
+}
+
 #endif /* BW_TFN_INTERNAL_H */

@@ -12,17 +12,12 @@
  */
 #include "tfn_internal.h"
 
-static int is_odigit(unsigned char c)
-{
-    return c >= '0' && c <= '7';
-}
-
 /* Octal escape at in.data[i] (the first digit): sets *end, returns byte. */
 static unsigned char octal_escape(bw_str_t in, size_t i, size_t *end)
 {
     unsigned v = 0;
     size_t j = i;
-    while (j < in.len && j - i < 3 && is_odigit((unsigned char)in.data[j]))
+    while (j < in.len && j - i < 3 && tfn_is_odigit((unsigned char)in.data[j]))
         j++;
     if (j - i == 3 && in.data[i] > '3')
         j--; /* \400 and above would not fit a byte */
@@ -31,18 +26,11 @@ static unsigned char octal_escape(bw_str_t in, size_t i, size_t *end)
     return (unsigned char)v;
 }
 
+/* \a … \v are control bytes; any other escaped byte stands for itself. */
 static unsigned char control_escape(unsigned char c)
 {
-    switch (c) {
-    case 'a': return '\a';
-    case 'b': return '\b';
-    case 'f': return '\f';
-    case 'n': return '\n';
-    case 'r': return '\r';
-    case 't': return '\t';
-    case 'v': return '\v';
-    default:  return c;
-    }
+    int ctl = tfn_control_escape(c);
+    return ctl >= 0 ? (unsigned char)ctl : c;
 }
 
 /* Decode the escape whose backslash is at in.data[i] (not the last byte);
@@ -60,7 +48,7 @@ static unsigned char js_escape(bw_str_t in, size_t i, size_t *end)
         *end = i + 4;
         return (unsigned char)tfn_hex_n(in.data + i + 2, 2);
     }
-    if (is_odigit(c))
+    if (tfn_is_odigit(c))
         return octal_escape(in, i + 1, end);
     *end = i + 2;
     return control_escape(c);
@@ -69,20 +57,7 @@ static unsigned char js_escape(bw_str_t in, size_t i, size_t *end)
 static int js_decode(const bw_tfn_env_t *env, apr_pool_t *pool, bw_str_t in,
                      bw_str_t *out)
 {
-    tfn_out_t o;
-    size_t i = 0, end;
-
-    tfn_out_init(&o, pool, in, in.len);
-    while (i < in.len) {
-        if (in.data[i] == '\\' && i + 1 < in.len) {
-            tfn_out_byte(&o, js_escape(in, i, &end));
-            i = end;
-        } else {
-            tfn_out_byte(&o, (unsigned char)in.data[i]);
-            i++;
-        }
-    }
-    return tfn_out_finish(&o, out);
+    return tfn_backslash_decode(pool, in, out, js_escape);
 }
 
 const bw_tfn_def_t bw_tfn_js_decode = { "jsDecode", js_decode };
