@@ -44,18 +44,13 @@ static const char *record_path(apr_pool_t *p, const char *dir, const char *coll,
     return apr_psprintf(p, "%s/bulwark-%s-%s", dir, coll, hex);
 }
 
-static int hexv(char c)
-{
-    return (c >= '0' && c <= '9') ? c - '0' : (c >= 'a' && c <= 'f') ? c - 'a' + 10 : -1;
-}
-
 static bw_str_t unescape(apr_pool_t *p, const char *s, size_t n)
 {
     char *o = apr_palloc(p, n + 1);
     size_t i, k = 0;
     for (i = 0; i < n; i++) {
-        if (s[i] == '\\' && i + 3 < n && s[i + 1] == 'x' && hexv(s[i + 2]) >= 0 && hexv(s[i + 3]) >= 0) {
-            o[k++] = (char)(hexv(s[i + 2]) * 16 + hexv(s[i + 3]));
+        if (s[i] == '\\' && i + 3 < n && s[i + 1] == 'x' && bw_hexval(s[i + 2]) >= 0 && bw_hexval(s[i + 3]) >= 0) {
+            o[k++] = (char)(bw_hexval(s[i + 2]) * 16 + bw_hexval(s[i + 3]));
             i += 3;
         } else {
             o[k++] = s[i];

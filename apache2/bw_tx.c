@@ -68,12 +68,6 @@ static int get_sink_add(void *ctx, bw_str_t name, bw_str_t value)
     return 0;
 }
 
-static int hexval(char c)
-{
-    return (c >= '0' && c <= '9') ? c - '0' : (c >= 'a' && c <= 'f') ? c - 'a' + 10
-         : (c >= 'A' && c <= 'F') ? c - 'A' + 10 : -1;
-}
-
 /* %XX-decode a path as httpd decodes r->uri ('+' stays '+'; an invalid
  * escape stays as written). REQUEST_FILENAME is this decoded path, as in
  * mod_security2 (CRS rules match on it without t:urlDecode). */
@@ -85,9 +79,9 @@ static bw_str_t decode_path(apr_pool_t *p, bw_str_t in)
         return in;
     o = apr_palloc(p, in.len + 1);
     for (i = 0; i < in.len; i++) {
-        if (in.data[i] == '%' && i + 2 < in.len && hexval(in.data[i + 1]) >= 0
-            && hexval(in.data[i + 2]) >= 0) {
-            o[n++] = (char)(hexval(in.data[i + 1]) * 16 + hexval(in.data[i + 2]));
+        if (in.data[i] == '%' && i + 2 < in.len && bw_hexval(in.data[i + 1]) >= 0
+            && bw_hexval(in.data[i + 2]) >= 0) {
+            o[n++] = (char)(bw_hexval(in.data[i + 1]) * 16 + bw_hexval(in.data[i + 2]));
             i += 2;
         } else {
             o[n++] = in.data[i];

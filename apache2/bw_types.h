@@ -45,6 +45,14 @@ static inline bw_str_t bw_str_n(const char *data, size_t len)
     return s;
 }
 
+/* Value of an ASCII hex digit, or -1. */
+static inline int bw_hexval(char ch)
+{
+    unsigned char c = (unsigned char)ch;
+    return (c >= '0' && c <= '9') ? c - '0' : (c >= 'a' && c <= 'f') ? c - 'a' + 10
+         : (c >= 'A' && c <= 'F') ? c - 'A' + 10 : -1;
+}
+
 /* NUL-terminated copy of s in pool p (embedded NULs are kept). */
 char *bw_str_pdup(apr_pool_t *p, bw_str_t s);
 

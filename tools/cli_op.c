@@ -135,12 +135,6 @@ static int op_run(apr_pool_t *pool, op_ctx_t *c, bw_str_t value, bw_op_run_t *ru
     return c->negated ? !rc : rc;
 }
 
-static int hexd(char ch)
-{
-    return (ch >= '0' && ch <= '9') ? ch - '0' : (ch >= 'a' && ch <= 'f') ? ch - 'a' + 10
-         : (ch >= 'A' && ch <= 'F') ? ch - 'A' + 10 : -1;
-}
-
 /* Decode one --batch line (\\ and \xHH escapes) in place. */
 static bw_str_t batch_line(char *s, size_t n)
 {
@@ -149,8 +143,8 @@ static bw_str_t batch_line(char *s, size_t n)
         if (s[i] == '\\' && i + 1 < n && s[i + 1] == '\\') {
             s[k++] = '\\';
             i++;
-        } else if (s[i] == '\\' && i + 3 < n && s[i + 1] == 'x' && hexd(s[i + 2]) >= 0 && hexd(s[i + 3]) >= 0) {
-            s[k++] = (char)(hexd(s[i + 2]) * 16 + hexd(s[i + 3]));
+        } else if (s[i] == '\\' && i + 3 < n && s[i + 1] == 'x' && bw_hexval(s[i + 2]) >= 0 && bw_hexval(s[i + 3]) >= 0) {
+            s[k++] = (char)(bw_hexval(s[i + 2]) * 16 + bw_hexval(s[i + 3]));
             i += 3;
         } else {
             s[k++] = s[i];
