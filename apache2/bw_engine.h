@@ -17,7 +17,7 @@
 #ifndef BW_ENGINE_H
 #define BW_ENGINE_H
 
-#include "bw_types.h"
+#include "base/bw_types.h"
 
 #define BW_PHASES 5
 enum {

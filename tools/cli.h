@@ -3,7 +3,7 @@
 #define BW_CLI_H
 
 #include <stdio.h>
-#include "bw_types.h"
+#include "base/bw_types.h"
 
 int bw_cli_check(apr_pool_t *pool, int argc, const char *const *argv);
 int bw_cli_tfn(apr_pool_t *pool, int argc, const char *const *argv);

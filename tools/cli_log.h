@@ -2,7 +2,7 @@
 #ifndef BW_CLI_LOG_H
 #define BW_CLI_LOG_H
 
-#include "bw_types.h"
+#include "base/bw_types.h"
 
 /* argv[0] is "log". Exit status: 0 records printed, 1 none matched,
  * 2 usage error or unreadable input. */

@@ -1,13 +1,15 @@
 /*
- * Actions that configure the rule itself at start-up: metadata (id, phase,
- * msg, logdata, severity, tag, rev, ver, maturity, accuracy), logging flags,
+ * Actions that configure the rule itself: metadata (id, phase, msg,
+ * logdata, severity, tag, rev, ver, maturity, accuracy), logging flags,
  * transformations (t:), flow (chain, skip, skipAfter), the disruptive
- * actions and their parameters (status, redirect…). None of them runs per
- * request; the rule engine reads the fields they set.
+ * actions and their parameters (status, redirect…). Here their parameters
+ * are checked and compiled; the rule reader (lang/bw_rule_actions.c) sets
+ * the rule's fields from them. None of them runs per request.
  */
 #include <string.h>
 #include <ctype.h>
-#include "bw_internal.h"
+#include "actions/bw_action.h"
+#include "transformations/bw_tfn.h"
 
 static const char *parse_int(apr_pool_t *p, const char *v, long lo, long hi, long *out)
 {
@@ -19,47 +21,30 @@ static const char *parse_int(apr_pool_t *p, const char *v, long lo, long hi, lon
     return NULL;
 }
 
-static const char *i_id(bw_rule_t *r, bw_action_t *a, apr_pool_t *p)
+static const char *c_id(bw_action_t *a, apr_pool_t *p)
 {
-    long n = 0;
-    const char *err = parse_int(p, a->param, 1, 0x7fffffffL, &n);
-    if (err)
-        return err;
-    r->id = n;
-    r->id_str = apr_ltoa(p, n);
-    return NULL;
+    return parse_int(p, a->param, 1, 0x7fffffffL, &a->num);
 }
 
-static const char *i_phase(bw_rule_t *r, bw_action_t *a, apr_pool_t *p)
+static const char *c_phase(bw_action_t *a, apr_pool_t *p)
 {
-    long n = 0;
     if (!strcasecmp(a->param, "request"))
-        n = 2;
+        a->num = 2;
     else if (!strcasecmp(a->param, "response"))
-        n = 4;
+        a->num = 4;
     else if (!strcasecmp(a->param, "logging"))
-        n = 5;
-    else {
-        const char *err = parse_int(p, a->param, 1, 5, &n);
-        if (err)
-            return err;
-    }
-    r->phase = (int)n;
+        a->num = 5;
+    else
+        return parse_int(p, a->param, 1, 5, &a->num);
     return NULL;
 }
 
-static const char *i_msg(bw_rule_t *r, bw_action_t *a, apr_pool_t *p)
+/* msg, logdata, redirect: a macro */
+static const char *c_macro(bw_action_t *a, apr_pool_t *p)
 {
     char *err = NULL;
-    r->msg = bw_macro_compile(p, a->param, &err);
-    return r->msg ? NULL : err;
-}
-
-static const char *i_logdata(bw_rule_t *r, bw_action_t *a, apr_pool_t *p)
-{
-    char *err = NULL;
-    r->logdata = bw_macro_compile(p, a->param, &err);
-    return r->logdata ? NULL : err;
+    a->data = (void *)bw_macro_compile(p, a->param, &err);
+    return a->data ? NULL : err;
 }
 
 static const char *const sev_names[] = {
@@ -71,201 +56,94 @@ const char *bw_severity_name(int severity)
     return (severity >= 0 && severity <= 7) ? sev_names[severity] : NULL;
 }
 
-static const char *i_severity(bw_rule_t *r, bw_action_t *a, apr_pool_t *p)
+static const char *c_severity(bw_action_t *a, apr_pool_t *p)
 {
     int i;
-    long n = 0;
     for (i = 0; sev_names[i]; i++)
         if (!strcasecmp(sev_names[i], a->param)) {
-            r->severity = i;
+            a->num = i;
             return NULL;
         }
-    if (parse_int(p, a->param, 0, 7, &n))
+    if (parse_int(p, a->param, 0, 7, &a->num))
         return apr_psprintf(p, "invalid severity \"%s\" (0-7 or EMERGENCY, ALERT, CRITICAL, "
                             "ERROR, WARNING, NOTICE, INFO, DEBUG)", a->param);
-    r->severity = (int)n;
     return NULL;
 }
 
-static const char *i_tag(bw_rule_t *r, bw_action_t *a, apr_pool_t *p)
+static const char *c_digit(bw_action_t *a, apr_pool_t *p)
 {
-    *(const char **)apr_array_push(r->tags) = a->param;
-    return NULL;
-}
-static const char *i_rev(bw_rule_t *r, bw_action_t *a, apr_pool_t *p)
-{
-    r->rev = a->param;
-    return NULL;
-}
-static const char *i_ver(bw_rule_t *r, bw_action_t *a, apr_pool_t *p)
-{
-    r->ver = a->param;
-    return NULL;
-}
-static const char *i_maturity(bw_rule_t *r, bw_action_t *a, apr_pool_t *p)
-{
-    long n = 0;
-    const char *err = parse_int(p, a->param, 0, 9, &n);
-    r->maturity = (int)n;
-    return err;
-}
-static const char *i_accuracy(bw_rule_t *r, bw_action_t *a, apr_pool_t *p)
-{
-    long n = 0;
-    const char *err = parse_int(p, a->param, 0, 9, &n);
-    r->accuracy = (int)n;
-    return err;
-}
-static const char *i_log(bw_rule_t *r, bw_action_t *a, apr_pool_t *p)
-{
-    r->log = 1;
-    r->auditlog = 1;
-    return NULL;
-}
-static const char *i_nolog(bw_rule_t *r, bw_action_t *a, apr_pool_t *p)
-{
-    r->log = 0;
-    r->auditlog = 0;
-    return NULL;
-}
-static const char *i_auditlog(bw_rule_t *r, bw_action_t *a, apr_pool_t *p)
-{
-    r->auditlog = 1;
-    return NULL;
-}
-static const char *i_noauditlog(bw_rule_t *r, bw_action_t *a, apr_pool_t *p)
-{
-    r->auditlog = 0;
-    return NULL;
-}
-static const char *i_capture(bw_rule_t *r, bw_action_t *a, apr_pool_t *p)
-{
-    r->capture = 1;
-    return NULL;
-}
-static const char *i_multimatch(bw_rule_t *r, bw_action_t *a, apr_pool_t *p)
-{
-    r->multi_match = 1;
-    return NULL;
-}
-static const char *i_chain(bw_rule_t *r, bw_action_t *a, apr_pool_t *p)
-{
-    r->chained = 1;
-    return NULL;
-}
-static const char *i_skip(bw_rule_t *r, bw_action_t *a, apr_pool_t *p)
-{
-    long n = 0;
-    const char *err = parse_int(p, a->param, 1, 100000, &n);
-    r->skip = (int)n;
-    return err;
-}
-static const char *i_skip_after(bw_rule_t *r, bw_action_t *a, apr_pool_t *p)
-{
-    r->skip_after = a->param;
-    return NULL;
+    return parse_int(p, a->param, 0, 9, &a->num);
 }
 
-/* t:NAME — appended to the rule's chain; t:none drops what came before,
- * including what SecDefaultAction would add. */
-static const char *i_t(bw_rule_t *r, bw_action_t *a, apr_pool_t *p)
+static const char *c_skip(bw_action_t *a, apr_pool_t *p)
 {
-    const bw_tfn_def_t *def, **n;
-    if (!strcasecmp(a->param, "none")) {
-        r->ntfns = 0;
-        r->tfns = NULL;
-        r->tfn_none = 1;
+    return parse_int(p, a->param, 1, 100000, &a->num);
+}
+
+static const char *c_status(bw_action_t *a, apr_pool_t *p)
+{
+    return parse_int(p, a->param, 100, 599, &a->num);
+}
+
+static const char *c_pause(bw_action_t *a, apr_pool_t *p)
+{
+    return parse_int(p, a->param, 0, 600000, &a->num);
+}
+
+/* t:NAME — data is the transformation, NULL for t:none */
+static const char *c_t(bw_action_t *a, apr_pool_t *p)
+{
+    if (!strcasecmp(a->param, "none"))
         return NULL;
-    }
-    def = bw_tfn_lookup(a->param);
-    if (!def)
-        return apr_psprintf(p, "unknown transformation \"%s\"", a->param);
-    n = apr_palloc(p, sizeof(*n) * (size_t)(r->ntfns + 1));
-    if (r->ntfns)
-        memcpy(n, r->tfns, sizeof(*n) * (size_t)r->ntfns);
-    n[r->ntfns++] = def;
-    r->tfns = n;
-    return NULL;
+    a->data = (void *)bw_tfn_lookup(a->param);
+    return a->data ? NULL : apr_psprintf(p, "unknown transformation \"%s\"", a->param);
 }
 
-static const char *set_disruptive(bw_rule_t *r, bw_disruptive_t d)
-{
-    r->disruptive = d;
-    return NULL;
-}
-static const char *i_pass(bw_rule_t *r, bw_action_t *a, apr_pool_t *p)
-{
-    return set_disruptive(r, BW_DA_PASS);
-}
-static const char *i_deny(bw_rule_t *r, bw_action_t *a, apr_pool_t *p)
-{
-    return set_disruptive(r, BW_DA_DENY);
-}
-static const char *i_drop(bw_rule_t *r, bw_action_t *a, apr_pool_t *p)
-{
-    return set_disruptive(r, BW_DA_DROP);
-}
-static const char *i_block(bw_rule_t *r, bw_action_t *a, apr_pool_t *p)
-{
-    return set_disruptive(r, BW_DA_BLOCK);
-}
-static const char *i_allow(bw_rule_t *r, bw_action_t *a, apr_pool_t *p)
+static const char *c_allow(bw_action_t *a, apr_pool_t *p)
 {
     if (!*a->param)
-        return set_disruptive(r, BW_DA_ALLOW);
-    if (!strcasecmp(a->param, "phase"))
-        return set_disruptive(r, BW_DA_ALLOW_PHASE);
-    if (!strcasecmp(a->param, "request"))
-        return set_disruptive(r, BW_DA_ALLOW_REQUEST);
-    return apr_psprintf(p, "invalid value \"%s\" (allow, allow:phase or allow:request)", a->param);
+        a->num = BW_ALLOW_ALL;
+    else if (!strcasecmp(a->param, "phase"))
+        a->num = BW_ALLOW_PHASE;
+    else if (!strcasecmp(a->param, "request"))
+        a->num = BW_ALLOW_REQUEST;
+    else
+        return apr_psprintf(p, "invalid value \"%s\" (allow, allow:phase or allow:request)", a->param);
+    return NULL;
 }
-static const char *i_redirect(bw_rule_t *r, bw_action_t *a, apr_pool_t *p)
-{
-    char *err = NULL;
-    r->redirect = bw_macro_compile(p, a->param, &err);
-    return r->redirect ? set_disruptive(r, BW_DA_REDIRECT) : err;
-}
-static const char *i_proxy(bw_rule_t *r, bw_action_t *a, apr_pool_t *p)
+
+static const char *c_proxy(bw_action_t *a, apr_pool_t *p)
 {
     return "proxy is not supported: route requests with mod_proxy's own configuration";
 }
-static const char *i_status(bw_rule_t *r, bw_action_t *a, apr_pool_t *p)
-{
-    long n = 0;
-    const char *err = parse_int(p, a->param, 100, 599, &n);
-    r->status = (int)n;
-    return err;
-}
-static const char *i_pause(bw_rule_t *r, bw_action_t *a, apr_pool_t *p)
-{
-    long n = 0;
-    return parse_int(p, a->param, 0, 600000, &n);
-}
-static const char *i_exec(bw_rule_t *r, bw_action_t *a, apr_pool_t *p)
+
+static const char *c_exec(bw_action_t *a, apr_pool_t *p)
 {
     return "exec is not supported: Bulwark does not run external programs";
 }
-static const char *i_accept(bw_rule_t *r, bw_action_t *a, apr_pool_t *p)
-{
-    return NULL;   /* parameters other actions read (xmlns), content injection */
-}
 
-#define M(n, i, par) { n, BW_AK_META, par, i, NULL }
-#define D(n, i, par) { n, BW_AK_DISRUPTIVE, par, i, NULL }
-#define F(n, i, par) { n, BW_AK_FLOW, par, i, NULL }
-#define A(n, i, par) { n, BW_AK_DATA, par, i, NULL }
+#define M(n, op, c, par) { n, BW_AK_META, par, op, c }
+#define D(n, op, c, par) { n, BW_AK_DISRUPTIVE, par, op, c }
+#define F(n, op, c, par) { n, BW_AK_FLOW, par, op, c }
+#define A(n, op, c, par) { n, BW_AK_DATA, par, op, c }
 
 const bw_action_def_t bw_actions_meta[] = {
-    M("id", i_id, 1), M("phase", i_phase, 1), M("msg", i_msg, 1), M("logdata", i_logdata, 1),
-    M("severity", i_severity, 1), M("tag", i_tag, 1), M("rev", i_rev, 1), M("ver", i_ver, 1),
-    M("maturity", i_maturity, 1), M("accuracy", i_accuracy, 1),
-    A("log", i_log, 0), A("nolog", i_nolog, 0), A("auditlog", i_auditlog, 0),
-    A("noauditlog", i_noauditlog, 0), A("capture", i_capture, 0), A("multiMatch", i_multimatch, 0),
-    A("t", i_t, 1), A("status", i_status, 1), A("xmlns", i_accept, 1),
-    A("append", i_accept, 1), A("prepend", i_accept, 1),
-    F("chain", i_chain, 0), F("skip", i_skip, 1), F("skipAfter", i_skip_after, 1),
-    D("pass", i_pass, 0), D("deny", i_deny, 0), D("drop", i_drop, 0), D("block", i_block, 0),
-    D("allow", i_allow, 2), D("redirect", i_redirect, 1), D("proxy", i_proxy, 1),
-    D("pause", i_pause, 1), A("exec", i_exec, 1),
-    { NULL, BW_AK_META, 0, NULL, NULL }
+    M("id", BW_A_ID, c_id, 1), M("phase", BW_A_PHASE, c_phase, 1),
+    M("msg", BW_A_MSG, c_macro, 1), M("logdata", BW_A_LOGDATA, c_macro, 1),
+    M("severity", BW_A_SEVERITY, c_severity, 1), M("tag", BW_A_TAG, NULL, 1),
+    M("rev", BW_A_REV, NULL, 1), M("ver", BW_A_VER, NULL, 1),
+    M("maturity", BW_A_MATURITY, c_digit, 1), M("accuracy", BW_A_ACCURACY, c_digit, 1),
+    A("log", BW_A_LOG, NULL, 0), A("nolog", BW_A_NOLOG, NULL, 0),
+    A("auditlog", BW_A_AUDITLOG, NULL, 0), A("noauditlog", BW_A_NOAUDITLOG, NULL, 0),
+    A("capture", BW_A_CAPTURE, NULL, 0), A("multiMatch", BW_A_MULTIMATCH, NULL, 0),
+    A("t", BW_A_T, c_t, 1), A("status", BW_A_STATUS, c_status, 1),
+    A("xmlns", BW_A_ACCEPTED, NULL, 1), A("append", BW_A_ACCEPTED, NULL, 1),
+    A("prepend", BW_A_ACCEPTED, NULL, 1),
+    F("chain", BW_A_CHAIN, NULL, 0), F("skip", BW_A_SKIP, c_skip, 1),
+    F("skipAfter", BW_A_SKIP_AFTER, NULL, 1),
+    D("pass", BW_A_PASS, NULL, 0), D("deny", BW_A_DENY, NULL, 0), D("drop", BW_A_DROP, NULL, 0),
+    D("block", BW_A_BLOCK, NULL, 0), D("allow", BW_A_ALLOW, c_allow, 2),
+    D("redirect", BW_A_REDIRECT, c_macro, 1), D("proxy", BW_A_PASS, c_proxy, 1),
+    D("pause", BW_A_PAUSE, c_pause, 1), A("exec", BW_A_ACCEPTED, c_exec, 1),
+    { NULL, BW_AK_META, 0, BW_A_ACCEPTED, NULL }
 };

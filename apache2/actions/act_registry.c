@@ -1,6 +1,6 @@
 /* Action lookup across the action tables (start-up only). */
 #include <string.h>
-#include "bw_internal.h"
+#include "actions/bw_action.h"
 
 extern const bw_action_def_t bw_actions_meta[];
 extern const bw_action_def_t bw_actions_data[];

@@ -5,7 +5,7 @@
 #ifndef BW_AUDIT_INT_H
 #define BW_AUDIT_INT_H
 
-#include "bw_internal.h"
+#include "run/bw_run.h"
 #include "audit/bw_audit.h"
 
 /* ---- output buffer ---------------------------------------------------------- */

@@ -8,7 +8,7 @@
 #ifndef BW_BODY_H
 #define BW_BODY_H
 
-#include "bw_types.h"
+#include "base/bw_types.h"
 
 /* A file part of a multipart body. */
 typedef struct bw_body_file_s {

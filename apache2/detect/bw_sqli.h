@@ -16,7 +16,7 @@
 #ifndef BW_SQLI_H
 #define BW_SQLI_H
 
-#include "bw_types.h"
+#include "base/bw_types.h"
 
 #define BW_SQLI_FP_MAX 15     /* fingerprint letters kept */
 

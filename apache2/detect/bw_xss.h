@@ -20,7 +20,7 @@
 #ifndef BW_XSS_H
 #define BW_XSS_H
 
-#include "bw_types.h"
+#include "base/bw_types.h"
 
 enum {
     BW_XSS_CTX_NONE = 0,

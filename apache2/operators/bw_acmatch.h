@@ -12,7 +12,7 @@
 #ifndef BW_ACMATCH_H
 #define BW_ACMATCH_H
 
-#include "bw_types.h"
+#include "base/bw_types.h"
 
 typedef struct bw_ac_s bw_ac_t;
 

@@ -7,7 +7,7 @@
 #ifndef BW_IPTREE_H
 #define BW_IPTREE_H
 
-#include "bw_types.h"
+#include "base/bw_types.h"
 
 typedef struct bw_iptree_s bw_iptree_t;
 

@@ -19,7 +19,7 @@
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
-#include "bw_types.h"
+#include "base/bw_types.h"
 
 typedef struct bw_op_def_s bw_op_def_t;
 

@@ -15,7 +15,7 @@
 #ifndef BW_PREFILTER_H
 #define BW_PREFILTER_H
 
-#include "bw_types.h"
+#include "base/bw_types.h"
 
 /* Extract the literal set of one regex.
  *

@@ -12,7 +12,7 @@
 #ifndef PF_INTERNAL_H
 #define PF_INTERNAL_H
 
-#include "bw_types.h"
+#include "base/bw_types.h"
 
 /* A set of byte strings. n < 0 means "not known" (for exact sets) or "no
  * requirement" (for required sets). */

@@ -13,7 +13,7 @@
 #ifndef BW_TFN_H
 #define BW_TFN_H
 
-#include "bw_types.h"
+#include "base/bw_types.h"
 
 /* Settings some transformations read (SecUnicodeMapFile for urlDecodeUni…). */
 typedef struct bw_tfn_env_s {

@@ -1,24 +1,188 @@
 /*
- * Variable tables and the generator helpers they share. Each table file
- * (var_request.c, var_misc.c) exports a NULL-terminated bw_var_def_t array;
- * var_registry.c looks names up across them.
+ * Variables, as the rule language names them: the table of every variable
+ * (ARGS, REQUEST_HEADERS, TX…) with what its name allows, rule targets
+ * ("ARGS|!ARGS:foo|&TX:x|REQUEST_COOKIES:/^sess/") and macros
+ * ("%{tx.score}") compiled once at start-up.
+ *
+ * This is the definition side only. Producing a variable's values for a
+ * transaction is the executor's business (run/bw_vars_*.c): a definition
+ * carries an id, and the executor keeps one generator per id.
  */
 #ifndef BW_VAR_H
 #define BW_VAR_H
 
-#include "bw_internal.h"
+#include "base/bw_types.h"
+#include "base/bw_regex.h"
 
-typedef int (*bw_var_scalar_fn)(bw_tx_t *tx, bw_str_t *out);
+#define BW_VAR_COLLECTION   0x01  /* takes a selector, yields many values */
+#define BW_VAR_SELECTOR_REQ 0x02  /* a selector is required (e.g. XML, RULE) */
+#define BW_VAR_TX_COLL      0x04  /* keyed collection held by the transaction (coll) */
+#define BW_VAR_NO_SELECTOR  0x08  /* scalar: a selector is an error */
+#define BW_VAR_STABLE       0x10  /* the values cannot change inside a phase:
+                                     the executor builds them once per phase */
 
-/* generate() for scalars: def->data is a bw_var_scalar_fn; nothing is
- * produced when it returns 0 (variable not available). */
-void bw_var_gen_scalar(bw_tx_t *tx, const bw_var_def_t *def, bw_str_t sel, apr_array_header_t *out);
+#define BW_C (BW_VAR_COLLECTION)
+#define BW_CS (BW_VAR_COLLECTION | BW_VAR_STABLE)
+#define BW_S (BW_VAR_NO_SELECTOR)
+#define BW_SS (BW_VAR_NO_SELECTOR | BW_VAR_STABLE)
+#define BW_K (BW_VAR_COLLECTION | BW_VAR_TX_COLL)
 
-/* Emit the entries of an array of bw_kv_t, filtered by a literal selector. */
-void bw_var_gen_kv(const bw_var_def_t *def, const apr_array_header_t *arr, bw_str_t sel,
-                   int names_only, apr_array_header_t *out);
+/* X(symbol, "NAME", flags): every variable, in lookup order. */
+#define BW_VAR_LIST(X)                                                                   \
+    X(ARGS, "ARGS", BW_CS) X(ARGS_NAMES, "ARGS_NAMES", BW_CS)                             \
+    X(ARGS_GET, "ARGS_GET", BW_CS) X(ARGS_GET_NAMES, "ARGS_GET_NAMES", BW_CS)             \
+    X(ARGS_POST, "ARGS_POST", BW_CS) X(ARGS_POST_NAMES, "ARGS_POST_NAMES", BW_CS)         \
+    X(ARGS_COMBINED_SIZE, "ARGS_COMBINED_SIZE", BW_S)                                    \
+    X(REQUEST_HEADERS, "REQUEST_HEADERS", BW_CS)                                         \
+    X(REQUEST_HEADERS_NAMES, "REQUEST_HEADERS_NAMES", BW_CS)                             \
+    X(REQUEST_COOKIES, "REQUEST_COOKIES", BW_CS)                                         \
+    X(REQUEST_COOKIES_NAMES, "REQUEST_COOKIES_NAMES", BW_CS)                             \
+    X(MULTIPART_PART_HEADERS, "MULTIPART_PART_HEADERS", BW_CS)                           \
+    X(FILES, "FILES", BW_CS) X(FILES_NAMES, "FILES_NAMES", BW_CS)                         \
+    X(FILES_SIZES, "FILES_SIZES", BW_C) X(FILES_TMPNAMES, "FILES_TMPNAMES", BW_C)         \
+    X(FILES_TMP_CONTENT, "FILES_TMP_CONTENT", BW_C)                                      \
+    X(FILES_COMBINED_SIZE, "FILES_COMBINED_SIZE", BW_S)                                  \
+    X(MULTIPART_FILENAME, "MULTIPART_FILENAME", BW_C)                                    \
+    X(MULTIPART_NAME, "MULTIPART_NAME", BW_C)                                            \
+    X(XML, "XML", BW_CS)                                                                 \
+    X(REQUEST_METHOD, "REQUEST_METHOD", BW_SS) X(REQUEST_PROTOCOL, "REQUEST_PROTOCOL", BW_SS) \
+    X(REQUEST_LINE, "REQUEST_LINE", BW_SS) X(REQUEST_URI, "REQUEST_URI", BW_SS)           \
+    X(REQUEST_URI_RAW, "REQUEST_URI_RAW", BW_SS)                                         \
+    X(REQUEST_FILENAME, "REQUEST_FILENAME", BW_SS)                                       \
+    X(REQUEST_BASENAME, "REQUEST_BASENAME", BW_SS) X(QUERY_STRING, "QUERY_STRING", BW_SS) \
+    X(REMOTE_ADDR, "REMOTE_ADDR", BW_SS) X(REMOTE_HOST, "REMOTE_HOST", BW_SS)             \
+    X(USERAGENT_IP, "USERAGENT_IP", BW_SS) X(REMOTE_PORT, "REMOTE_PORT", BW_S)            \
+    X(REMOTE_USER, "REMOTE_USER", BW_S) X(AUTH_TYPE, "AUTH_TYPE", BW_S)                   \
+    X(SERVER_ADDR, "SERVER_ADDR", BW_SS) X(SERVER_NAME, "SERVER_NAME", BW_SS)             \
+    X(SERVER_PORT, "SERVER_PORT", BW_S) X(UNIQUE_ID, "UNIQUE_ID", BW_SS)                  \
+    X(PATH_INFO, "PATH_INFO", BW_S)                                                      \
+    X(REQUEST_BODY, "REQUEST_BODY", BW_SS)                                               \
+    X(REQUEST_BODY_LENGTH, "REQUEST_BODY_LENGTH", BW_S)                                  \
+    X(FULL_REQUEST, "FULL_REQUEST", BW_S)                                                \
+    X(FULL_REQUEST_LENGTH, "FULL_REQUEST_LENGTH", BW_S)                                  \
+    X(REQBODY_ERROR, "REQBODY_ERROR", BW_S) X(REQBODY_ERROR_MSG, "REQBODY_ERROR_MSG", BW_S) \
+    X(REQBODY_PROCESSOR, "REQBODY_PROCESSOR", BW_S)                                      \
+    X(REQBODY_PROCESSOR_ERROR, "REQBODY_PROCESSOR_ERROR", BW_S)                          \
+    X(REQBODY_PROCESSOR_ERROR_MSG, "REQBODY_PROCESSOR_ERROR_MSG", BW_S)                  \
+    X(URLENCODED_ERROR, "URLENCODED_ERROR", BW_S)                                        \
+    X(INBOUND_DATA_ERROR, "INBOUND_DATA_ERROR", BW_S)                                    \
+    X(MULTIPART_STRICT_ERROR, "MULTIPART_STRICT_ERROR", BW_S)                            \
+    X(MULTIPART_BOUNDARY_QUOTED, "MULTIPART_BOUNDARY_QUOTED", BW_S)                      \
+    X(MULTIPART_BOUNDARY_WHITESPACE, "MULTIPART_BOUNDARY_WHITESPACE", BW_S)              \
+    X(MULTIPART_DATA_BEFORE, "MULTIPART_DATA_BEFORE", BW_S)                              \
+    X(MULTIPART_DATA_AFTER, "MULTIPART_DATA_AFTER", BW_S)                                \
+    X(MULTIPART_HEADER_FOLDING, "MULTIPART_HEADER_FOLDING", BW_S)                        \
+    X(MULTIPART_LF_LINE, "MULTIPART_LF_LINE", BW_S)                                      \
+    X(MULTIPART_MISSING_SEMICOLON, "MULTIPART_MISSING_SEMICOLON", BW_S)                  \
+    X(MULTIPART_INVALID_QUOTING, "MULTIPART_INVALID_QUOTING", BW_S)                      \
+    X(MULTIPART_INVALID_PART, "MULTIPART_INVALID_PART", BW_S)                            \
+    X(MULTIPART_INVALID_HEADER_FOLDING, "MULTIPART_INVALID_HEADER_FOLDING", BW_S)        \
+    X(MULTIPART_FILE_LIMIT_EXCEEDED, "MULTIPART_FILE_LIMIT_EXCEEDED", BW_S)              \
+    X(MULTIPART_UNMATCHED_BOUNDARY, "MULTIPART_UNMATCHED_BOUNDARY", BW_S)                \
+    X(MULTIPART_CRLF_LF_LINES, "MULTIPART_CRLF_LF_LINES", BW_S)                          \
+    X(TX, "TX", BW_K) X(IP, "IP", BW_K) X(SESSION, "SESSION", BW_K) X(USER, "USER", BW_K) \
+    X(GLOBAL, "GLOBAL", BW_K) X(RESOURCE, "RESOURCE", BW_K) X(GEO, "GEO", BW_K)           \
+    X(ENV, "ENV", BW_C) X(RULE, "RULE", BW_C | BW_VAR_SELECTOR_REQ)                       \
+    X(MATCHED_VARS, "MATCHED_VARS", BW_C) X(MATCHED_VARS_NAMES, "MATCHED_VARS_NAMES", BW_C) \
+    X(RESPONSE_HEADERS, "RESPONSE_HEADERS", BW_CS)                                       \
+    X(RESPONSE_HEADERS_NAMES, "RESPONSE_HEADERS_NAMES", BW_CS)                           \
+    X(MATCHED_VAR, "MATCHED_VAR", BW_S) X(MATCHED_VAR_NAME, "MATCHED_VAR_NAME", BW_S)     \
+    X(RESPONSE_STATUS, "RESPONSE_STATUS", BW_S)                                          \
+    X(RESPONSE_PROTOCOL, "RESPONSE_PROTOCOL", BW_S) X(STATUS_LINE, "STATUS_LINE", BW_S)   \
+    X(RESPONSE_CONTENT_TYPE, "RESPONSE_CONTENT_TYPE", BW_S)                              \
+    X(RESPONSE_CONTENT_LENGTH, "RESPONSE_CONTENT_LENGTH", BW_S)                          \
+    X(RESPONSE_BODY, "RESPONSE_BODY", BW_SS)                                             \
+    X(OUTBOUND_DATA_ERROR, "OUTBOUND_DATA_ERROR", BW_S)                                  \
+    X(HIGHEST_SEVERITY, "HIGHEST_SEVERITY", BW_S) X(DURATION, "DURATION", BW_S)           \
+    X(TIME, "TIME", BW_S) X(TIME_DAY, "TIME_DAY", BW_S) X(TIME_EPOCH, "TIME_EPOCH", BW_S) \
+    X(TIME_HOUR, "TIME_HOUR", BW_S) X(TIME_MIN, "TIME_MIN", BW_S)                         \
+    X(TIME_MON, "TIME_MON", BW_S) X(TIME_SEC, "TIME_SEC", BW_S)                           \
+    X(TIME_WDAY, "TIME_WDAY", BW_S) X(TIME_YEAR, "TIME_YEAR", BW_S)                       \
+    X(MODSEC_BUILD, "MODSEC_BUILD", BW_S) X(SESSIONID, "SESSIONID", BW_S)                 \
+    X(USERID, "USERID", BW_S) X(WEBAPPID, "WEBAPPID", BW_S)                               \
+    X(PERF_ALL, "PERF_ALL", BW_S) X(PERF_COMBINED, "PERF_COMBINED", BW_S)                 \
+    X(PERF_GC, "PERF_GC", BW_S) X(PERF_LOGGING, "PERF_LOGGING", BW_S)                     \
+    X(PERF_PHASE1, "PERF_PHASE1", BW_S) X(PERF_PHASE2, "PERF_PHASE2", BW_S)               \
+    X(PERF_PHASE3, "PERF_PHASE3", BW_S) X(PERF_PHASE4, "PERF_PHASE4", BW_S)               \
+    X(PERF_PHASE5, "PERF_PHASE5", BW_S) X(PERF_SREAD, "PERF_SREAD", BW_S)                 \
+    X(PERF_SWRITE, "PERF_SWRITE", BW_S)                                                  \
+    X(STREAM_INPUT_BODY, "STREAM_INPUT_BODY", BW_S)                                      \
+    X(STREAM_OUTPUT_BODY, "STREAM_OUTPUT_BODY", BW_S)                                    \
+    X(WEBSERVER_ERROR_LOG, "WEBSERVER_ERROR_LOG", BW_S)                                  \
+    X(SCRIPT_FILENAME, "SCRIPT_FILENAME", BW_S) X(SCRIPT_BASENAME, "SCRIPT_BASENAME", BW_S) \
+    X(SCRIPT_UID, "SCRIPT_UID", BW_S) X(SCRIPT_GID, "SCRIPT_GID", BW_S)                   \
+    X(SCRIPT_USERNAME, "SCRIPT_USERNAME", BW_S)                                          \
+    X(SCRIPT_GROUPNAME, "SCRIPT_GROUPNAME", BW_S) X(SCRIPT_MODE, "SCRIPT_MODE", BW_S)
 
-extern const bw_var_def_t bw_vars_request[];
-extern const bw_var_def_t bw_vars_misc[];
+typedef enum {
+#define BW_VAR_ENUM(sym, name, flags) BW_V_##sym,
+    BW_VAR_LIST(BW_VAR_ENUM)
+#undef BW_VAR_ENUM
+    BW_V__COUNT
+} bw_var_id_t;
 
-#endif
+typedef struct bw_var_def_s {
+    const char *name;       /* upper case as logged, e.g. "ARGS" */
+    unsigned flags;
+    bw_var_id_t id;
+} bw_var_def_t;
+
+/* Case-insensitive lookup; NULL when unknown. */
+const bw_var_def_t *bw_var_lookup(const char *name, size_t len);
+const bw_var_def_t *bw_var_by_id(bw_var_id_t id);
+
+/* One value a target produced: variable, key in its collection, value. */
+typedef struct bw_varval_s {
+    const bw_var_def_t *var;
+    bw_str_t key;           /* collection key; empty for scalars */
+    bw_str_t value;
+    int is_count;           /* produced by &VAR */
+} bw_varval_t;
+
+/* The full name of a value for logs and MATCHED_VAR_NAME: "ARGS:id". */
+const char *bw_varval_name(apr_pool_t *p, const bw_varval_t *v);
+
+/* Append one value to out (an array of bw_varval_t). */
+void bw_var_emit(apr_array_header_t *out, const bw_var_def_t *def, bw_str_t key, bw_str_t value);
+
+/* ---- macros ------------------------------------------------------------ */
+
+/* A string with %{VAR} / %{VAR.key} parts, split once at compile time. */
+typedef struct bw_macro_part_s {
+    bw_str_t literal;               /* when var == NULL */
+    const bw_var_def_t *var;
+    bw_str_t key;
+} bw_macro_part_t;
+
+typedef struct bw_macro_s {
+    const char *text;               /* as written */
+    int nparts;
+    bw_macro_part_t *parts;
+    int has_vars;
+} bw_macro_t;
+
+/* Always returns a macro (has_vars = 0 when the text is constant). A name
+ * that is no variable stays literal text, as in ModSecurity. */
+const bw_macro_t *bw_macro_compile(apr_pool_t *p, const char *text, char **err);
+int bw_macro_text_has_vars(const char *text);
+
+/* ---- targets ----------------------------------------------------------- */
+
+/* A rule target: VAR, VAR:sel, VAR:/re/, &VAR, !VAR:sel. */
+typedef struct bw_target_s {
+    const bw_var_def_t *var;
+    bw_str_t selector;          /* literal selector (empty: none) */
+    pcre2_code *selector_re;    /* /regex/ selector */
+    const bw_macro_t *selector_macro; /* selector with %{…} (rare) */
+    int is_count;
+    int is_exclusion;
+} bw_target_t;
+
+/* Parse a target list ("ARGS|!ARGS:foo|&TX:x"). Returns NULL or a reason. */
+const char *bw_targets_parse(apr_pool_t *p, const char *text,
+                             apr_array_header_t *out /* bw_target_t */);
+
+/* Does target t (an exclusion or a ctl:ruleRemoveTarget) cover value v? */
+int bw_target_covers(const bw_target_t *t, const bw_varval_t *v, pcre2_match_data *md);
+
+#endif /* BW_VAR_H */

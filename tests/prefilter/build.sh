@@ -13,7 +13,7 @@ san=${CFLAGS_SAN--g -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -fn
 warn="-std=c99 -D_GNU_SOURCE -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Werror"
 inc="-I$top/apache2 $(apr-1-config --includes --cppflags) $(pcre2-config --cflags)"
 libs="$(apr-1-config --link-ld --libs) $(pcre2-config --libs8)"
-core="$top/apache2/bw_str.c $top/apache2/prefilter/bw_prefilter.c $top/apache2/prefilter/pf_parse.c \
+core="$top/apache2/base/bw_str.c $top/apache2/prefilter/bw_prefilter.c $top/apache2/prefilter/pf_parse.c \
       $top/apache2/prefilter/pf_info.c $top/apache2/prefilter/pf_set.c"
 gcc $warn $san "$@" $inc $core "$here/pfcli.c" $libs -o "$out/pfcli"
 tests="$here/corpus.c $here/yaml_payloads.c $here/gen.c $here/diffcore.c $here/fuzz.c"

@@ -7,7 +7,7 @@
 #ifndef PF_CORPUS_H
 #define PF_CORPUS_H
 
-#include "bw_types.h"
+#include "base/bw_types.h"
 
 /* One @rx of a rule file. */
 typedef struct {

@@ -13,7 +13,7 @@
 #include <apr_general.h>
 #include <apr_file_io.h>
 #include <yajl/yajl_tree.h>
-#include "bw_internal.h"
+#include "run/bw_run.h"
 #include "audit/bw_audit.h"
 
 static apr_pool_t *pool;

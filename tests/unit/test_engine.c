@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <apr_general.h>
 #include <apr_file_io.h>
-#include "bw_internal.h"
+#include "run/bw_run.h"
 
 static apr_pool_t *pool;
 

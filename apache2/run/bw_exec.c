@@ -1,0 +1,458 @@
+/*
+ * Running rules: ModSecurity 2.9 semantics.
+ *  - A rule expands its targets, drops excluded values (!VAR, ctl:
+ *    ruleRemoveTarget…), transforms each value and runs the operator.
+ *  - Every matching value runs the rule's non-disruptive actions (setvar…)
+ *    at once; in the last link of a chain (or a rule without chain) it also
+ *    logs and applies the chain starter's disruptive action.
+ *  - A chain goes on to its next link only when the link matched.
+ *  - skip / skipAfter take effect when the whole chain matched.
+ *  - In DetectionOnly, disruptive actions are logged, never applied.
+ */
+#include <string.h>
+#include "run/bw_run.h"
+
+/* ---- removals (ctl:ruleRemove…) --------------------------------------- */
+
+static int removal_hits_rule(const bw_tx_t *tx, const bw_removal_t *rm, const bw_rule_t *r)
+{
+    switch (rm->kind) {
+    case 0: return r->id && bw_idranges_match(rm->ranges, r->id);
+    case 1: return bw_rule_has_tag_matching(r, rm->re, tx->md);
+    default: return bw_rule_msg_matches(r, rm->re, tx->md);
+    }
+}
+
+int bw_tx_rule_removed(const bw_tx_t *tx, const bw_rule_t *r)
+{
+    int i;
+    for (i = 0; i < tx->removals->nelts; i++) {
+        const bw_removal_t *rm = &((const bw_removal_t *)tx->removals->elts)[i];
+        if (!rm->target && removal_hits_rule(tx, rm, r))
+            return 1;
+    }
+    return 0;
+}
+
+int bw_tx_target_excluded(const bw_tx_t *tx, const bw_rule_t *r, const bw_varval_t *v)
+{
+    int i;
+    for (i = 0; i < tx->removals->nelts; i++) {
+        const bw_removal_t *rm = &((const bw_removal_t *)tx->removals->elts)[i];
+        if (rm->target && bw_target_covers(rm->target, v, tx->md) && removal_hits_rule(tx, rm, r->chain_head))
+            return 1;
+    }
+    return 0;
+}
+
+/* ---- values ---------------------------------------------------------------- */
+
+static void collect_values(bw_tx_t *tx, const bw_rule_t *r, apr_array_header_t *vals)
+{
+    const bw_target_t *t = (const bw_target_t *)r->targets->elts;
+    int i, j, k, nt = r->targets->nelts, has_excl = 0;
+    vals->nelts = 0;
+    for (i = 0; i < nt; i++) {
+        if (t[i].is_exclusion)
+            has_excl = 1;
+        else
+            bw_target_values(tx, &t[i], vals);
+    }
+    if (!has_excl && !tx->removals->nelts)
+        return;
+    {
+        bw_varval_t *v = (bw_varval_t *)vals->elts;
+        for (j = k = 0; j < vals->nelts; j++) {
+            int drop = 0;
+            for (i = 0; i < nt && !drop; i++)
+                if (t[i].is_exclusion && !v[j].is_count && bw_target_covers(&t[i], &v[j], tx->md))
+                    drop = 1;
+            if (!drop && tx->removals->nelts && bw_tx_target_excluded(tx, r, &v[j]))
+                drop = 1;
+            if (!drop)
+                v[k++] = v[j];
+        }
+        vals->nelts = k;
+    }
+}
+
+/* ---- operator ----------------------------------------------------------------- */
+
+static const bw_op_t *runtime_op(bw_tx_t *tx, const bw_rule_t *r, char **err)
+{
+    bw_op_t *op;
+    bw_op_cenv_t env;
+    bw_str_t p;
+    if (!r->op_macro)
+        return &r->op;
+    op = apr_pcalloc(tx->pool, sizeof(*op));
+    p = bw_macro_expand(tx, r->op_macro);
+    op->def = r->op.def;
+    op->param = bw_str_pdup(tx->pool, p);
+    op->param_len = p.len;
+    env.pool = tx->pool;
+    env.temp_pool = tx->scratch;
+    env.file = r->file;
+    env.line = r->line;
+    env.runtime = 1;
+    if (op->def->compile && op->def->compile(op, &env, err) != 0)
+        return NULL;
+    return op;
+}
+
+/* The operator's message with the placeholder replaced by the value's name. */
+static const char *with_var_name(bw_tx_t *tx, const char *msg, const bw_varval_t *v)
+{
+    const char *at = strstr(msg, BW_OP_VAR_PLACEHOLDER);
+    if (!at)
+        return msg;
+    return apr_pstrcat(tx->pool, apr_pstrndup(tx->pool, msg, (apr_size_t)(at - msg)),
+                       v->var ? bw_varval_name(tx->pool, v) : "",
+                       with_var_name(tx, at + sizeof(BW_OP_VAR_PLACEHOLDER) - 1, v), NULL);
+}
+
+/* 1 match, 0 no match, -1 error (logged). */
+static int run_op(bw_tx_t *tx, const bw_rule_t *r, const bw_op_t *op, const bw_varval_t *v,
+                  bw_str_t value, bw_op_run_t *run)
+{
+    int rc;
+    memset(run, 0, sizeof(*run));
+    run->pool = tx->pool;
+    run->var_name = BW_OP_VAR_PLACEHOLDER;
+    run->capture = r->capture;
+    run->md = tx->md;
+    run->mctx = tx->mctx;
+    run->ncaptures = -1;
+    run->no_msg = r->chain_head->log == 0;
+    rc = op->def->execute(op, run, value);
+    if (rc < 0) {
+        bw_rule_t *h = r->chain_head;
+        if (run->error)
+            run->error = with_var_name(tx, run->error, v);
+        if (run->limit_hit)
+            bw_coll_set(tx->pool, tx->tx_coll, bw_str_make("MSC_PCRE_LIMITS_EXCEEDED"), bw_str_make("1"));
+        bw_tx_log_message(tx, 0, "Rule %s [file \"%s\"] [line \"%d\"]: operator @%s failed: %s",
+                          h->id_str ? h->id_str : "-", r->file, r->line, op->def->name,
+                          run->error ? run->error : "error");
+        return -1;
+    }
+    if (rc == 1 && run->msg)
+        run->msg = with_var_name(tx, run->msg, v);
+    if (r->op_negated) {
+        if (rc)
+            return 0;
+        if (run->no_msg)
+            return 1;
+        run->var_name = v->var ? bw_varval_name(tx->pool, v) : "";
+        run->msg = apr_psprintf(tx->pool, "Match of \"%s %s\" against \"%s\" required.",
+                                op->def->name, bw_op_log_escape(tx->pool, bw_str_make(op->param), 252),
+                                run->var_name);
+        run->ncaptures = -1;
+        return 1;
+    }
+    return rc;
+}
+
+/* Transform, then run the operator (after each step with multiMatch). */
+static int eval_value(bw_tx_t *tx, const bw_rule_t *r, const bw_op_t *op, const bw_varval_t *v,
+                      bw_str_t *final, bw_op_run_t *run)
+{
+    bw_str_t cur = v->value;
+    int i;
+    if (!r->multi_match) {
+        *final = bw_tfn_apply_cached(tx, r->tfn_nodes, r->tfns, r->ntfns, cur);
+        return run_op(tx, r, op, v, *final, run);
+    }
+    /* multiMatch: the operator sees the value before and after every
+     * transformation that changed it */
+    *final = cur;
+    if (run_op(tx, r, op, v, cur, run) == 1)
+        return 1;
+    for (i = 0; i < r->ntfns; i++) {
+        bw_str_t out;
+        int changed = r->tfns[i]->fn(&tx->tfn_env, tx->pool, cur, &out);
+        cur = out;
+        if (changed && run_op(tx, r, op, v, cur, run) == 1) {
+            *final = cur;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* ---- disruptive actions and logging ---------------------------------------- */
+
+static const char *disruptive_prefix(bw_tx_t *tx, const bw_rule_t *h, bw_disruptive_t d,
+                                     int status, const char *url)
+{
+    int phase = h->phase;
+    if (tx->engine_mode != BW_ENGINE_ON)
+        return "Warning.";
+    switch (d) {
+    case BW_DA_DENY:
+        return apr_psprintf(tx->pool, "Access denied with code %d (phase %d).", status, phase);
+    case BW_DA_DROP:
+        return apr_psprintf(tx->pool, "Access denied with connection close (phase %d).", phase);
+    case BW_DA_REDIRECT:
+        return apr_psprintf(tx->pool, "Access denied with redirection to %s using status %d (phase %d).",
+                            url, status, phase);
+    case BW_DA_ALLOW:
+    case BW_DA_ALLOW_PHASE:
+    case BW_DA_ALLOW_REQUEST:
+        return apr_psprintf(tx->pool, "Access allowed (phase %d).", phase);
+    default:
+        return "Warning.";
+    }
+}
+
+static void record_and_log(bw_tx_t *tx, const bw_rule_t *h, const char *prefix,
+                           const char *op_msg, int intercepts)
+{
+    bw_alert_t al;
+    bw_match_record_t *m;
+    memset(&al, 0, sizeof(al));
+    al.rule = h;
+    al.phase = h->phase;
+    al.prefix = prefix;
+    al.op_msg = op_msg;
+    al.file = h->file;
+    al.line = h->line;
+    al.id = h->id_str;
+    al.rev = h->rev;
+    al.ver = h->ver;
+    al.msg = h->msg ? bw_str_pdup(tx->pool, bw_macro_expand(tx, h->msg)) : NULL;
+    al.data = h->logdata ? bw_str_pdup(tx->pool, bw_macro_expand(tx, h->logdata)) : NULL;
+    al.severity = h->severity;
+    al.maturity = h->maturity;
+    al.accuracy = h->accuracy;
+    al.tags = h->tags;
+    al.is_disruptive = intercepts;
+    al.noauditlog = h->auditlog == 0;
+    m = apr_array_push(tx->matches);
+    m->rule = h;
+    m->id = al.id;
+    m->msg = al.msg;
+    m->data = al.data;
+    m->severity = al.severity;
+    m->tags = al.tags;
+    m->phase = tx->cur_rule ? h->phase : 0;
+    m->op_msg = op_msg;
+    /* as in mod_security2, noauditlog keeps a match from making the
+     * transaction relevant (bw_audit reads tx->matches), not out of a
+     * record written anyway */
+    if (tx->audit_engine != 0) {
+        const char *text = bw_alert_format(tx->pool, tx, &al);
+        if (!strncmp(text, "ModSecurity: ", 13))
+            text += 13;
+        *(const char **)apr_array_push(tx->audit_msgs) = text;
+    }
+    if (tx->cb && tx->cb->alert)
+        tx->cb->alert(tx->cb->baton, tx, &al);
+}
+
+static void perform_disruptive(bw_tx_t *tx, const bw_rule_t *h, const char *op_msg)
+{
+    bw_disruptive_t d = h->disruptive;
+    int status = h->status, intercept = 0;
+    const char *url = NULL;
+
+    if (d == BW_DA_BLOCK) {
+        const bw_rule_t *def = h->default_set;
+        d = def ? def->disruptive : BW_DA_PASS;
+        if (!status && def)
+            status = def->status;
+        if (d == BW_DA_BLOCK)
+            d = BW_DA_PASS;
+    }
+    if (h->severity >= 0 && h->severity < tx->highest_severity)
+        tx->highest_severity = h->severity;
+    if (d == BW_DA_DENY && !status)
+        status = 403;
+    if (d == BW_DA_REDIRECT) {
+        url = h->redirect ? bw_str_pdup(tx->pool, bw_macro_expand(tx, h->redirect)) : "/";
+        if (status != 301 && status != 302 && status != 303 && status != 307)
+            status = 302;
+    }
+    if (tx->engine_mode == BW_ENGINE_ON) {
+        switch (d) {
+        case BW_DA_DENY:
+        case BW_DA_DROP:
+        case BW_DA_REDIRECT:
+            intercept = 1;
+            break;
+        case BW_DA_ALLOW:
+            tx->allow_level = 3;
+            break;
+        case BW_DA_ALLOW_REQUEST:
+            tx->allow_level = 2;
+            break;
+        case BW_DA_ALLOW_PHASE:
+            tx->allow_level = 1;
+            tx->allow_phase = h->phase;
+            break;
+        default:
+            break;
+        }
+    }
+    if (h->log != 0)
+        record_and_log(tx, h, disruptive_prefix(tx, h, d, status, url), op_msg, intercept);
+    if (intercept) {
+        tx->intercepted = 1;
+        tx->iv.disposition = d == BW_DA_DENY ? BW_DISP_DENY
+                           : d == BW_DA_DROP ? BW_DISP_DROP : BW_DISP_REDIRECT;
+        tx->iv.status = status;
+        tx->iv.url = url;
+        tx->iv.rule = h;
+        tx->iv.phase = h->phase;
+    }
+}
+
+/* ---- one rule, one chain ------------------------------------------------------ */
+
+const char *bw_tx_matched_var_name(bw_tx_t *tx)
+{
+    if (!tx->has_matched_var)
+        return NULL;
+    if (!tx->matched_var_name)
+        tx->matched_var_name = bw_varval_name(tx->pool, &tx->matched_var);
+    return tx->matched_var_name;
+}
+
+static void set_captures(bw_tx_t *tx, const bw_op_run_t *run)
+{
+    int i;
+    static const char *const names[10] = { "0", "1", "2", "3", "4", "5", "6", "7", "8", "9" };
+    for (i = 0; i < run->ncaptures && i < 10; i++)
+        bw_coll_set(tx->pool, tx->tx_coll, bw_str_make(names[i]), run->captures[i]);
+}
+
+static void run_actions(bw_tx_t *tx, const bw_rule_t *r)
+{
+    int i;
+    for (i = 0; i < r->run_actions->nelts; i++) {
+        const bw_action_t *a = &((const bw_action_t *)r->run_actions->elts)[i];
+        bw_run_action(tx, r, a);
+    }
+}
+
+static void on_match(bw_tx_t *tx, const bw_rule_t *r, const bw_varval_t *v, bw_str_t value,
+                     const bw_op_run_t *run, int is_last)
+{
+    bw_varval_t *m = apr_array_push(tx->cur_matched);
+    *m = *v;
+    m->value = value;
+    tx->matched_var = *m;
+    tx->has_matched_var = v->var != NULL;
+    tx->matched_var_name = NULL;   /* built when someone asks (bw_tx_matched_var_name) */
+    if (r->capture && run->ncaptures >= 0)
+        set_captures(tx, run);
+    run_actions(tx, r);
+    if (is_last)
+        perform_disruptive(tx, r->chain_head, run->msg ? run->msg : "");
+}
+
+static int eval_rule(bw_tx_t *tx, const bw_rule_t *r, int is_last)
+{
+    const bw_op_t *op;
+    char *err = NULL;
+    int i, matched = 0;
+    apr_array_header_t *vals = tx->vals;
+    bw_varval_t single;
+
+    op = runtime_op(tx, r, &err);
+    if (!op) {
+        bw_tx_log_message(tx, 0, "Rule %s [file \"%s\"] [line \"%d\"]: @%s: %s",
+                          r->chain_head->id_str ? r->chain_head->id_str : "-", r->file, r->line,
+                          r->op.def->name, err ? err : "cannot compile");
+        return 0;
+    }
+    if (r->pf_group && !bw_rxfilter_maybe(tx, r))
+        return 0;
+    /* the previous link's matches stay visible as MATCHED_VARS; this
+     * link's go to the other array (the two are swapped, never reallocated) */
+    tx->cur_matched->nelts = 0;
+    if (r->kind == BW_RULE_SECACTION) {
+        memset(&single, 0, sizeof(single));
+        vals = NULL;
+    } else {
+        /* tx->vals is scratch reused by every rule; nothing below refills it */
+        collect_values(tx, r, tx->vals);
+    }
+    for (i = 0; vals ? i < vals->nelts : i < 1; i++) {
+        const bw_varval_t *v = vals ? &((bw_varval_t *)vals->elts)[i] : &single;
+        bw_str_t final;
+        bw_op_run_t run;
+        if (eval_value(tx, r, op, v, &final, &run) != 1)
+            continue;
+        matched = 1;
+        on_match(tx, r, v, final, &run, is_last);
+        if (tx->intercepted)
+            break;
+    }
+    {
+        apr_array_header_t *t = tx->matched_vars;
+        tx->matched_vars = tx->cur_matched;
+        tx->cur_matched = t;
+    }
+    return matched;
+}
+
+static int run_chain(bw_tx_t *tx, const bw_rule_t *starter)
+{
+    const bw_rule_t *link;
+    tx->matched_vars->nelts = 0;
+    for (link = starter; link; link = link->chain_next) {
+        tx->cur_rule = link;
+        if (!eval_rule(tx, link, link->chain_next == NULL))
+            return 0;
+        if (tx->intercepted)
+            return 1;
+    }
+    return 1;
+}
+
+static int find_marker(const apr_array_header_t *arr, int from, const char *name)
+{
+    int i;
+    for (i = from + 1; i < arr->nelts; i++) {
+        const bw_rule_t *r = ((bw_rule_t **)arr->elts)[i];
+        if (r->kind == BW_RULE_MARKER ? !strcmp(r->marker, name)
+                                      : (r->id_str && !strcmp(r->id_str, name)))
+            return i;
+    }
+    return arr->nelts;
+}
+
+int bw_tx_exec_phase(bw_tx_t *tx, int phase)
+{
+    const apr_array_header_t *arr = tx->prog->phase[phase];
+    int i;
+    tx->cur_phase = phase;
+    for (i = 0; i < arr->nelts; i++) {
+        const bw_rule_t *r = ((bw_rule_t **)arr->elts)[i];
+        int rc;
+        if (r->kind == BW_RULE_MARKER)
+            continue;
+        if (tx->removals->nelts && bw_tx_rule_removed(tx, r))
+            continue;
+        rc = run_chain(tx, r);
+        tx->cur_rule = NULL;
+        if (tx->intercepted)
+            return 1;
+        if (tx->allow_level || tx->engine_mode == BW_ENGINE_OFF)
+            return 0;
+        if (rc != 1)
+            continue;
+        if (r->skip_after) {
+            i = find_marker(arr, i, r->skip_after);
+        } else if (r->skip) {
+            int n = r->skip;
+            while (n > 0 && i + 1 < arr->nelts) {
+                i++;
+                if (((bw_rule_t **)arr->elts)[i]->kind != BW_RULE_MARKER)
+                    n--;
+            }
+        }
+    }
+    return 0;
+}

@@ -1,0 +1,194 @@
+/*
+ * The executor: one transaction, from the request line to the logging
+ * phase. Transactions hold what the engine knows about one request and its
+ * response (split once: path, query string, ARGS_GET, cookies; the body as
+ * it arrives); the executor runs a program's phases over it.
+ *
+ * Built on the program (program/), the rule definitions (lang/) and the
+ * kinds; only the audit writer, the glue and the CLI sit above it.
+ */
+#ifndef BW_RUN_H
+#define BW_RUN_H
+
+#include "program/bw_prog.h"
+#include "body/bw_body.h"
+
+/* ---- collections -------------------------------------------------------- */
+
+/* A keyed collection (TX, IP, SESSION…): case-insensitive keys. */
+typedef struct bw_coll_s {
+    const char *name;        /* "TX" */
+    bw_kv_t **slots;         /* open addressing, case-insensitive (bw_coll.c) */
+    size_t cap, used;
+    apr_array_header_t *order; /* bw_kv_t* in insertion order; an unset entry
+                                  has name.data == NULL */
+    /* persistent collections (bw_persist.c); NULL otherwise */
+    const char *path;        /* record file under SecDataDir */
+    apr_hash_t *orig;        /* lowercase name -> bw_kv_t* as loaded */
+    apr_hash_t *abs_set;     /* lowercase name -> "1": set outright, not only += / -= */
+    int dirty;               /* changed by this transaction: store it */
+} bw_coll_t;
+
+bw_coll_t *bw_coll_create(apr_pool_t *p, const char *name);
+const bw_kv_t *bw_coll_get(const bw_coll_t *c, bw_str_t key);
+void bw_coll_set(apr_pool_t *p, bw_coll_t *c, bw_str_t key, bw_str_t value);
+void bw_coll_unset(bw_coll_t *c, bw_str_t key);
+void bw_coll_clear(apr_pool_t *p, bw_coll_t *c);
+
+/* Persistent collections: load at initcol (registers the collection in the
+ * transaction), remember outright assignments, store all at the end. */
+bw_coll_t *bw_persist_load(bw_tx_t *tx, const char *name, bw_str_t key);
+void bw_persist_mark_set(bw_tx_t *tx, bw_coll_t *c, bw_str_t name);
+void bw_persist_mark_delta(bw_coll_t *c);
+void bw_persist_store_all(bw_tx_t *tx);
+
+/* ---- @rx literal prefilter at run time (bw_rxfilter_run.c) ---------------- */
+
+/* 0 when rule r cannot match the current values, else 1. */
+int bw_rxfilter_maybe(bw_tx_t *tx, const bw_rule_t *r);
+unsigned int bw_rxfilter_key_hash(const char *key, apr_ssize_t *klen);
+
+/* ---- transformation cache (bw_tfn_cache.c) -------------------------------- */
+
+typedef struct bw_tfn_cache_s bw_tfn_cache_t;
+/* tfns[0..n-1] applied to in, each prefix computed once per transaction
+ * for a given value (by address); nodes from bw_tfn_intern, or NULL for no
+ * caching. */
+bw_str_t bw_tfn_apply_cached(bw_tx_t *tx, const bw_tfn_node_t *const *nodes,
+                             const bw_tfn_def_t *const *tfns, int n, bw_str_t in);
+
+/* ---- transactions ----------------------------------------------------- */
+
+typedef struct bw_removal_s {
+    int kind;                     /* 0 id ranges, 1 tag, 2 msg */
+    const apr_array_header_t *ranges;
+    const pcre2_code *re;
+    const bw_target_t *target;    /* NULL: whole rule removed; else target exclusion */
+} bw_removal_t;
+
+struct bw_tx_s {
+    apr_pool_t *pool;
+    const bw_program_t *prog;
+    const bw_settings_t *cfg;
+    bw_request_t req;
+    const bw_callbacks_t *cb;
+    apr_table_t *env;
+
+    /* request-derived data, built once */
+    bw_str_t uri_path, query_string, basename, filename;
+    apr_array_header_t *args_get;      /* bw_kv_t */
+    apr_array_header_t *args_post;     /* bw_kv_t */
+    apr_array_header_t *cookies;       /* bw_kv_t */
+    apr_array_header_t *files;         /* bw_body_file_t */
+    apr_array_header_t *part_headers;  /* bw_kv_t */
+    int urlencoded_error_get;
+    bw_body_result_t body_res;
+    const char *reqbody_processor;     /* "URLENCODED", "MULTIPART", "JSON", "XML" or NULL */
+    int reqbody_processor_set;         /* by ctl */
+    int force_reqbody_var;
+    char *reqbody;                     /* buffered request body (REQUEST_BODY) */
+    apr_size_t reqbody_len, reqbody_cap;
+    int reqbody_truncated, reqbody_rejected;
+    int reqbody_done;
+    apr_off_t reqbody_seen;            /* bytes received: REQUEST_BODY_LENGTH */
+    struct bw_reqbody_s *rb;           /* streaming state between chunks (bw_tx.c) */
+
+    /* response */
+    bw_response_t res;
+    int have_response;
+    char *resbody;
+    apr_size_t resbody_len, resbody_cap;
+    int resbody_truncated;
+
+    /* collections */
+    apr_hash_t *colls;                 /* "TX", "IP"… -> bw_coll_t* */
+    bw_coll_t *tx_coll;
+
+    /* matching state */
+    bw_varval_t matched_var;
+    const char *matched_var_name;      /* lazily built from matched_var */
+    int has_matched_var;
+    apr_array_header_t *matched_vars;  /* bw_varval_t: MATCHED_VARS (previous chain link) */
+    apr_array_header_t *cur_matched;   /* bw_varval_t matched by the link being run */
+    const bw_rule_t *cur_rule;
+    int highest_severity;
+    apr_array_header_t *removals;      /* bw_removal_t from ctl: */
+    int engine_mode;                   /* after ctl:ruleEngine */
+    int reqbody_access;
+    int resbody_access;
+    apr_int64_t reqbody_limit;
+    apr_int64_t resbody_limit;
+    int audit_engine;
+    const char *audit_parts;
+    int phase_done[BW_PHASES + 1];
+    int allow_level;                   /* 0 none, 1 phase, 2 request, 3 all */
+    int allow_phase;
+    int intercepted;
+    bw_intervention_t iv;
+    apr_array_header_t *matches;       /* bw_match_record_t */
+
+    /* scratch */
+    apr_array_header_t *vals;          /* bw_varval_t, reused per target list */
+    pcre2_match_data *md;
+    pcre2_match_context *mctx;
+    apr_pool_t *scratch;
+    bw_tfn_env_t tfn_env;
+    bw_tfn_cache_t *tfn_cache;
+    apr_time_t phase_start;
+    int skip_count;
+    int persisted;
+    int cur_phase;
+    apr_hash_t *pf_cache;              /* prefilter bitsets (bw_rxfilter.c) */
+
+    /* audit log (apache2/audit/): formatted alert lines for part H, filled
+     * only when the audit engine is not Off; the writer's own state */
+    apr_array_header_t *audit_msgs;    /* const char*: "Warning. … [id …] …" */
+    void *audit;
+};
+
+/* Run-time pieces other files call. */
+void bw_tx_log_message(bw_tx_t *tx, int level, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+bw_coll_t *bw_tx_collection(bw_tx_t *tx, const char *name, int create);
+void bw_tx_parse_request_line(bw_tx_t *tx);
+void bw_tx_build_cookies(bw_tx_t *tx);
+int bw_tx_exec_phase(bw_tx_t *tx, int phase);
+int bw_tx_rule_removed(const bw_tx_t *tx, const bw_rule_t *r);
+const char *bw_tx_matched_var_name(bw_tx_t *tx);
+void bw_tx_process_request_body(bw_tx_t *tx);
+
+/* Which values did a ctl:ruleRemoveTarget… exclude for rule r? */
+int bw_tx_target_excluded(const bw_tx_t *tx, const bw_rule_t *r, const bw_varval_t *v);
+
+/* ---- values, macros, actions ----------------------------------------------- */
+
+/* A variable's generator: appends its values (literal selector sel, empty =
+ * all; names matched case-insensitively) to out. data is per variable. */
+typedef struct bw_var_gen_s {
+    void (*fn)(bw_tx_t *tx, const bw_var_def_t *def, const void *data, bw_str_t sel,
+               apr_array_header_t *out);
+    const void *data;
+} bw_var_gen_t;
+extern const bw_var_gen_t bw_var_gens_request[BW_V__COUNT];  /* bw_vars_request.c */
+extern const bw_var_gen_t bw_var_gens_misc[BW_V__COUNT];     /* bw_vars_misc.c */
+
+/* Generators of scalars: data is a bw_var_scalar_fn; nothing is produced
+ * when it returns 0 (variable not available). */
+typedef int (*bw_var_scalar_fn)(bw_tx_t *tx, bw_str_t *out);
+void bw_var_gen_scalar(bw_tx_t *tx, const bw_var_def_t *def, const void *data, bw_str_t sel,
+                       apr_array_header_t *out);
+/* The entries of an array of bw_kv_t, filtered by a literal selector. */
+void bw_var_gen_kv(const bw_var_def_t *def, const apr_array_header_t *arr, bw_str_t sel,
+                   int names_only, apr_array_header_t *out);
+
+/* Append the values of variable def (literal selector sel, empty = all) to
+ * out (bw_varval_t): the generators of bw_vars_request.c / bw_vars_misc.c. */
+void bw_var_generate(bw_tx_t *tx, const bw_var_def_t *def, bw_str_t sel, apr_array_header_t *out);
+/* Produce the values of one target into out (regex selectors applied,
+ * &counts counted). */
+void bw_target_values(bw_tx_t *tx, const bw_target_t *t, apr_array_header_t *out);
+bw_str_t bw_macro_expand(bw_tx_t *tx, const bw_macro_t *m);
+/* Run one non-disruptive action of rule on a match. */
+void bw_run_action(bw_tx_t *tx, const bw_rule_t *rule, const bw_action_t *a);
+
+#endif /* BW_RUN_H */

@@ -1,0 +1,184 @@
+/*
+ * Running the non-disruptive actions of a matching rule: setvar, setenv,
+ * expirevar, deprecatevar, initcol (and setsid/setuid/setrsc), the
+ * sanitise* family and ctl:. Their parameters were compiled at start-up
+ * (actions/); here they change the transaction.
+ */
+#include <string.h>
+#include <ctype.h>
+#include "run/bw_run.h"
+
+/* ModSecurity's numbers: leading space, sign, digits; anything else 0. */
+static long to_num(bw_str_t s)
+{
+    size_t i = 0;
+    long v = 0;
+    int neg = 0;
+    while (i < s.len && isspace((unsigned char)s.data[i]))
+        i++;
+    if (i < s.len && (s.data[i] == '-' || s.data[i] == '+'))
+        neg = s.data[i++] == '-';
+    while (i < s.len && s.data[i] >= '0' && s.data[i] <= '9' && v < 100000000000L)
+        v = v * 10 + (s.data[i++] - '0');
+    return neg ? -v : v;
+}
+
+static void x_setvar(bw_tx_t *tx, const bw_rule_t *rule, const bw_action_t *a)
+{
+    const bw_setvar_t *sv = a->data;
+    bw_coll_t *c = bw_tx_collection(tx, sv->coll, 1);
+    bw_str_t name = bw_macro_expand(tx, sv->name), val;
+    long cur;
+
+    if (sv->op == BW_SV_DEL) {
+        bw_coll_unset(c, name);
+        bw_persist_mark_set(tx, c, name);
+        return;
+    }
+    val = bw_macro_expand(tx, sv->value);
+    if (sv->op == BW_SV_SET) {
+        bw_coll_set(tx->pool, c, name, val);
+        bw_persist_mark_set(tx, c, name);
+        return;
+    }
+    {
+        const bw_kv_t *kv = bw_coll_get(c, name);
+        cur = kv ? to_num(kv->value) : 0;
+    }
+    bw_persist_mark_delta(c);
+    cur = sv->op == BW_SV_ADD ? cur + to_num(val) : cur - to_num(val);
+    bw_coll_set(tx->pool, c, name, bw_str_make(apr_ltoa(tx->pool, cur)));
+}
+
+static void x_setenv(bw_tx_t *tx, const bw_rule_t *rule, const bw_action_t *a)
+{
+    const bw_setenv_t *se = a->data;
+    char *name;
+    if (!tx->env)
+        return;
+    name = bw_str_pdup(tx->pool, bw_macro_expand(tx, se->name));
+    if (se->del)
+        apr_table_unset(tx->env, name);
+    else
+        apr_table_set(tx->env, name, bw_str_pdup(tx->pool, bw_macro_expand(tx, se->value)));
+}
+
+static void x_coll_timed(bw_tx_t *tx, const bw_rule_t *rule, const bw_action_t *a)
+{
+    const bw_setvar_t *sv = a->data;
+    bw_coll_t *c = bw_tx_collection(tx, sv->coll, 1);
+    bw_str_t name = bw_macro_expand(tx, sv->name);
+    bw_str_t val = bw_macro_expand(tx, sv->value);
+    long now = (long)apr_time_sec(apr_time_now());
+
+    if (sv->op == BW_SV_SET) {
+        /* expirevar: NAME disappears when the record is next read after now+N */
+        bw_str_t key = bw_str_make(apr_pstrcat(tx->pool, "__expire_", bw_str_pdup(tx->pool, name), NULL));
+        bw_coll_set(tx->pool, c, key, bw_str_make(apr_ltoa(tx->pool, now + to_num(val))));
+        bw_persist_mark_set(tx, c, key);
+        return;
+    }
+    {
+        /* deprecatevar: N/S — lower NAME by N for every S seconds since the
+         * record's last update */
+        const char *slash = memchr(val.data, '/', val.len);
+        const bw_kv_t *cur = bw_coll_get(c, name), *last = bw_coll_get(c, bw_str_make("LAST_UPDATE_TIME"));
+        long n = to_num(val), per = slash ? to_num(bw_str_n(slash + 1, val.len - (size_t)(slash + 1 - val.data))) : 0;
+        long elapsed = last ? now - to_num(last->value) : 0, v;
+        if (!cur || per <= 0 || elapsed < per)
+            return;
+        v = to_num(cur->value) - n * (elapsed / per);
+        bw_coll_set(tx->pool, c, name, bw_str_make(apr_ltoa(tx->pool, v < 0 ? 0 : v)));
+        bw_persist_mark_set(tx, c, name);
+    }
+}
+
+static void x_initcol(bw_tx_t *tx, const bw_rule_t *rule, const bw_action_t *a)
+{
+    const bw_initcol_t *ic = a->data;
+    /* the first initcol of a collection in a transaction wins, as in ModSecurity */
+    if (bw_tx_collection(tx, ic->coll, 0))
+        return;
+    bw_persist_load(tx, ic->coll, bw_macro_expand(tx, ic->key));
+}
+
+static void x_sanitise(bw_tx_t *tx, const bw_rule_t *rule, const bw_action_t *a)
+{
+    bw_coll_t *c = bw_tx_collection(tx, "__SANITISE", 1);
+    /* sanitiseArg:NAME / …Header:NAME name what to mask; sanitiseMatched and
+     * sanitiseMatchedBytes[:N/M] mask the variable that just matched */
+    const char *what = *a->param && strncmp(a->def->name + 8, "Matched", 7) ? a->param
+                     : (bw_tx_matched_var_name(tx) ? bw_tx_matched_var_name(tx) : "");
+    bw_coll_set(tx->pool, c, bw_str_make(apr_pstrcat(tx->pool, a->def->name, ":", what, NULL)),
+                bw_str_make(a->def->name));
+}
+
+static void add_removal(bw_tx_t *tx, int kind, const bw_ctl_t *c)
+{
+    int i, n = c->targets ? c->targets->nelts : 1;
+    for (i = 0; i < n; i++) {
+        bw_removal_t *rm = apr_array_push(tx->removals);
+        memset(rm, 0, sizeof(*rm));
+        rm->kind = kind;
+        rm->re = c->re;
+        rm->ranges = c->ranges;
+        rm->target = c->targets ? &((const bw_target_t *)c->targets->elts)[i] : NULL;
+    }
+}
+
+static void audit_parts(bw_tx_t *tx, const char *spec)
+{
+    const char *cur = tx->audit_parts ? tx->audit_parts : tx->cfg->audit_parts;
+    char buf[32];
+    size_t n = 0;
+    const char *s;
+    if (*spec != '+' && *spec != '-') {
+        tx->audit_parts = spec;
+        return;
+    }
+    for (s = cur; *s && n < sizeof(buf) - 1; s++)
+        if (!(*spec == '-' && strchr(spec + 1, *s)))
+            buf[n++] = *s;
+    if (*spec == '+')
+        for (s = spec + 1; *s && n < sizeof(buf) - 1; s++)
+            if (!memchr(buf, *s, n))
+                buf[n++] = *s;
+    tx->audit_parts = apr_pstrndup(tx->pool, buf, n);
+}
+
+static void x_ctl(bw_tx_t *tx, const bw_rule_t *rule, const bw_action_t *a)
+{
+    const bw_ctl_t *c = a->data;
+    switch (c->kind) {
+    case BW_CTL_RULE_ENGINE: tx->engine_mode = c->ival; break;
+    case BW_CTL_REMOVE_ID: case BW_CTL_REMOVE_TARGET_ID: add_removal(tx, 0, c); break;
+    case BW_CTL_REMOVE_TAG: case BW_CTL_REMOVE_TARGET_TAG: add_removal(tx, 1, c); break;
+    case BW_CTL_REMOVE_MSG: case BW_CTL_REMOVE_TARGET_MSG: add_removal(tx, 2, c); break;
+    case BW_CTL_REQBODY_PROCESSOR:
+        tx->reqbody_processor = c->sval;
+        tx->reqbody_processor_set = 1;
+        break;
+    case BW_CTL_REQBODY_ACCESS: tx->reqbody_access = c->ival; break;
+    case BW_CTL_RESBODY_ACCESS: tx->resbody_access = c->ival; break;
+    case BW_CTL_REQBODY_LIMIT: tx->reqbody_limit = c->ival; break;
+    case BW_CTL_RESBODY_LIMIT: tx->resbody_limit = c->ival; break;
+    case BW_CTL_FORCE_REQBODY_VAR: tx->force_reqbody_var = c->ival; break;
+    case BW_CTL_AUDIT_ENGINE: tx->audit_engine = c->ival; break;
+    case BW_CTL_AUDIT_PARTS: audit_parts(tx, c->sval); break;
+    default: break;
+    }
+}
+
+void bw_run_action(bw_tx_t *tx, const bw_rule_t *rule, const bw_action_t *a)
+{
+    switch (a->def->op) {
+    case BW_A_SETVAR: x_setvar(tx, rule, a); break;
+    case BW_A_SETENV: x_setenv(tx, rule, a); break;
+    case BW_A_EXPIREVAR:
+    case BW_A_DEPRECATEVAR: x_coll_timed(tx, rule, a); break;
+    case BW_A_INITCOL: x_initcol(tx, rule, a); break;
+    case BW_A_SANITISE: x_sanitise(tx, rule, a); break;
+    case BW_A_CTL: x_ctl(tx, rule, a); break;
+    default: break;
+    }
+}
