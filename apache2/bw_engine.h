@@ -89,6 +89,7 @@ typedef struct bw_settings_s {
     int debug_log_level;
     apr_int64_t collection_timeout;
     const char *geo_db;
+    const char *scan_cache_dir;      /* compiled multi-pattern databases (SecScanCacheDir) */
     int status_engine;
     const char *server_signature;
     apr_array_header_t *component_signatures;
@@ -147,9 +148,12 @@ bw_program_t *bw_program_build(apr_pool_t *pool, const bw_program_t *parent,
 
 const bw_settings_t *bw_program_settings(const bw_program_t *prog);
 
-/* The @rx literal prefilter is on by default; benchmarks and differential
- * tests turn it off to compare. */
-void bw_program_set_prefilter(bw_program_t *prog, int on);
+/* The same with options, for benchmarks and differential tests that
+ * compare a program with and without an optimisation. */
+#define BW_PROG_NO_SCAN 0x01   /* run every pattern operator on every value */
+#define BW_PROG_NO_FOLD 0x02   /* keep what the configuration decides as rules */
+bw_program_t *bw_program_build_ex(apr_pool_t *pool, const bw_program_t *parent,
+                                  bw_config_t *cfg, unsigned flags, char **err);
 
 /* Summary for `bulwark check`. */
 typedef struct bw_program_stats_s {
@@ -303,6 +307,17 @@ typedef struct bw_match_record_s {
     const char *op_msg;
 } bw_match_record_t;
 const apr_array_header_t *bw_tx_matches(const bw_tx_t *tx);   /* of bw_match_record_t */
+/* What the executor did, for `bulwark bench`. */
+typedef struct bw_tx_stats_s {
+    unsigned long rules;          /* rule links evaluated */
+    unsigned long rules_skipped;  /* links the scan ruled out without looking at a value */
+    unsigned long op_runs;        /* operator runs (one per link and value looked at) */
+    unsigned long confirms;       /* of those, runs that confirmed a scan hit */
+    unsigned long scans;          /* values scanned by a multi-pattern matcher */
+    unsigned long bytes_scanned;
+} bw_tx_stats_t;
+const bw_tx_stats_t *bw_tx_stats(const bw_tx_t *tx);
+
 /* TX collection entries (name, value) for the report. */
 void bw_tx_collection_dump(const bw_tx_t *tx, const char *collection, apr_array_header_t *out);
 

@@ -305,6 +305,7 @@ static const dir_def_t dirs[] = {
     { "SecDebugLogLevel", DT_INT, OFF(debug_log_level), NULL, NULL },
     { "SecCollectionTimeout", DT_I64, OFF(collection_timeout), NULL, NULL },
     { "SecGeoLookupDb", DT_CUSTOM, 0, NULL, d_geo_db },
+    { "SecScanCacheDir", DT_STR, OFF(scan_cache_dir), NULL, NULL },
     { "SecStatusEngine", DT_ONOFF, OFF(status_engine), NULL, NULL },
     { "SecServerSignature", DT_STR, OFF(server_signature), NULL, NULL },
     { "SecComponentSignature", DT_CUSTOM, 0, NULL, d_component },

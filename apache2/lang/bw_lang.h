@@ -63,12 +63,10 @@ struct bw_rule_s {
     bw_rule_t *chain_head;       /* starter (self for starters) */
     const char *marker;          /* SecMarker name */
     const bw_rule_t *default_set;/* SecDefaultAction in force when parsed */
-    /* filled by the program builder the first time the rule's context is
-     * compiled (program/): opaque here */
-    struct bw_pf_group_s *pf_group;
-    const struct bw_tfn_node_s *const *tfn_nodes;
-    int pf_bit;
-    int pf_stable;
+    /* the program builder's, set the first time the rule's context is
+     * compiled (program/bw_scan.c): the rule's multi-pattern group and bit */
+    const struct bw_scan_group_s *scan_group;
+    int scan_bit;
 };
 
 /* Parse an action list ("id:1,phase:2,'msg:x'"…) and apply each action to

@@ -78,6 +78,16 @@ size_t bw_ac_count(const bw_ac_t *ac)
     return (size_t)ac->patterns->nelts;
 }
 
+bw_str_t bw_ac_pattern(const bw_ac_t *ac, size_t i)
+{
+    return ((const ac_pattern_t *)ac->patterns->elts)[i].str;
+}
+
+int bw_ac_nocase(const bw_ac_t *ac)
+{
+    return ac->fold['A'] == 'a';
+}
+
 /* Child of node n on byte c, creating it when create is set. */
 static int32_t build_child(bw_ac_t *ac, int32_t n, unsigned char c)
 {

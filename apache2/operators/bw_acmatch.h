@@ -44,8 +44,10 @@ int bw_ac_add(bw_ac_t *ac, bw_str_t pattern, int id);
 /* Build the failure links. Returns 0, or -1 if already compiled. */
 int bw_ac_compile(bw_ac_t *ac);
 
-/* Number of patterns added. */
+/* Number of patterns added; the i-th as added (i < count); case folding. */
 size_t bw_ac_count(const bw_ac_t *ac);
+bw_str_t bw_ac_pattern(const bw_ac_t *ac, size_t i);
+int bw_ac_nocase(const bw_ac_t *ac);
 
 /* The first occurrence in text: the one that ends first, and of those the
  * longest. Returns 1 and fills *m, or 0. */

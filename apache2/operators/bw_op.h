@@ -67,6 +67,11 @@ typedef struct bw_op_run_s {
 #define BW_OP_PARAM_REQUIRED  0x02  /* an empty parameter is an error */
 #define BW_OP_PARAM_OPTIONAL  0x04
 #define BW_OP_MACROS          0x10  /* %{…} in the parameter is expanded per transaction */
+/* What a multi-pattern matcher (apache2/matcher) can take from a compiled
+ * operator: its parameter as a regex, or its data as an automaton of
+ * phrases (bw_acmatch.h) any of which anywhere is a match. */
+#define BW_OP_SCAN_REGEX      0x100
+#define BW_OP_SCAN_PHRASES    0x200
 
 struct bw_op_def_s {
     const char *name;   /* without '@', spelt as in the reference manual */

@@ -1,58 +1,109 @@
 /*
  * Programs: the effective rule set and settings of one configuration
- * context over its parent, built once at start-up (or at a context's first
- * request) and then shared read-only by every transaction. The builder
- * compiles what the executor needs: transformation chains interned into a
- * trie, the @rx literal prefilter groups.
+ * context over its parent, built once (at start-up, or at a <Location>'s
+ * first request) and then shared read-only by every transaction.
+ *
+ * Building compiles everything the executor (run/) needs so that a
+ * transaction does no lookup by name and no work per rule that could be
+ * done per value:
+ *  - scan groups (bw_scan.c): per configuration context, the pattern
+ *    operators of the rules that share a transformation chain, in one
+ *    multi-pattern matcher each; a rule holds (group, bit);
+ *  - per program (bw_compile.c): every rule link compiled (bw_crule_t):
+ *    its chain as a node of the program's chain trie, its targets as value
+ *    sources (a variable and literal selector whose values a phase builds
+ *    once), its scan group as a unit index; every phase as an array of
+ *    slots with skip and skipAfter resolved to slot indices.
  */
 #ifndef BW_PROG_H
 #define BW_PROG_H
 
 #include "lang/bw_lang.h"
-#include "operators/bw_acmatch.h"
+#include "matcher/bw_matcher.h"
 
-typedef struct bw_tfn_node_s bw_tfn_node_t;
-typedef struct bw_pf_group_s bw_pf_group_t;
+/* ---- scan groups (bw_scan.c) -------------------------------------------- */
+
+/* The pattern rules of one context that share a transformation chain. */
+typedef struct bw_scan_group_s {
+    const bw_tfn_def_t *const *tfns;
+    int ntfns;
+    bw_matcher_t *m;
+} bw_scan_group_t;
+
+/* Give every pattern rule of cfg (chain links too) its group and bit, and
+ * compile the groups' matchers (once per context; cache_dir may be NULL).
+ * Warnings (a database that could not be built) go to cfg->warnings. */
+void bw_scan_prepare(bw_config_t *cfg, const char *cache_dir);
+
+/* ---- compiled programs (bw_compile.c) ------------------------------------- */
+
+typedef struct bw_crule_s bw_crule_t;
+
+#define BW_CR_EXACT     0x01   /* a scan hit of this rule's bit is a match */
+#define BW_CR_EXCL      0x02   /* the rule has !exclusion targets */
+#define BW_CR_SCAN      0x04   /* values can be skipped by the rule's scan bit */
+
+/* One rule link as the executor runs it. */
+struct bw_crule_s {
+    const bw_rule_t *r;
+    const bw_crule_t *next;      /* next link of the chain, or NULL */
+    int node;                    /* program chain node (-1: no transformation) */
+    int unit, bit;               /* scan unit and bit, or -1 */
+    unsigned flags;
+    const int *tsrc;             /* per target: value source, or -1 (built on each use) */
+};
+
+/* A value source: a variable with a literal selector (or none) whose
+ * values cannot change inside a phase. */
+typedef struct bw_source_s {
+    const bw_var_def_t *var;
+    bw_str_t sel;
+} bw_source_t;
+
+/* A node of the program's chain trie: its last transformation and the
+ * prefix before it. */
+typedef struct bw_pnode_s {
+    int parent;                  /* -1 for the first transformation */
+    const bw_tfn_def_t *tfn;
+} bw_pnode_t;
+
+/* A scan unit: one group's matcher and the chain its values go through. */
+typedef struct bw_unit_s {
+    const bw_matcher_t *m;
+    int node;
+    int nwords;
+} bw_unit_t;
+
+enum { BW_SLOT_RUN };
+
+/* One starter of a phase. */
+typedef struct bw_slot_s {
+    const bw_crule_t *cr;
+    int kind;                    /* BW_SLOT_RUN */
+    int next_on_match;           /* where a matching chain goes on (skip / skipAfter) */
+} bw_slot_t;
+
+typedef struct bw_code_s {
+    int n;
+    bw_slot_t *slots;
+} bw_code_t;
 
 struct bw_program_s {
     apr_pool_t *pool;
     bw_settings_t settings;
+    unsigned flags;                  /* BW_PROG_NO_SCAN */
     apr_array_header_t *phase[BW_PHASES + 1];  /* bw_rule_t* starters and markers */
     apr_hash_t *by_id;               /* long -> rule (starter) */
     int nrules;
-    int pf_disabled;                 /* benchmarks and differential tests */
+    /* compiled (bw_compile.c) */
+    bw_code_t code[BW_PHASES + 1];
+    int nsrc, nnodes, nunits;
+    bw_source_t *srcs;
+    bw_pnode_t *nodes;
+    bw_unit_t *units;
 };
 
-/* ---- transformation chains (bw_tfn_trie.c) ------------------------------- */
-
-struct bw_tfn_node_s {
-    const bw_tfn_node_t *parent;
-    const bw_tfn_def_t *tfn;
-    uint64_t hash;
-};
-
-/* Intern a chain into trie: one node per prefix, equal prefixes share
- * nodes. NULL for an empty chain. */
-const bw_tfn_node_t *const *bw_tfn_intern(apr_pool_t *p, apr_hash_t *trie,
-                                           const bw_tfn_def_t *const *tfns, int n);
-
-/* ---- @rx literal prefilter (bw_rxfilter.c) -------------------------------- */
-
-/* The @rx rules of one context that share a transformation chain and case
- * handling: one automaton, a rule is one bit. */
-struct bw_pf_group_s {
-    const bw_tfn_node_t *const *nodes;
-    const bw_tfn_def_t *const *tfns;
-    int ntfns;
-    int nocase;
-    bw_ac_t *ac;
-    int nbits;
-    apr_array_header_t *pending;  /* literals per bit until compiled */
-};
-
-/* Group the @rx rules of a context by transformation chain (once). */
-void bw_rxfilter_prepare(bw_config_t *cfg);
-/* Can the rule's values be scanned once per phase? */
-int bw_rxfilter_targets_stable(const bw_rule_t *r);
+/* Compile prog's phases (after the rule lists are final). */
+const char *bw_program_compile(bw_program_t *prog);
 
 #endif /* BW_PROG_H */

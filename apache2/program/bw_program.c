@@ -103,12 +103,9 @@ static const char *apply_item(bw_program_t *prog, const bw_item_t *it)
                     c = clone_rule(prog->pool, r);
                     if (it->kind == BW_ITEM_UPDATE_ACTION_ID) {
                         err = update_actions(prog->pool, c, it);
-                        c->pf_group = NULL;   /* its chain may have changed */
-                        c->tfn_nodes = NULL;
-                    }
-                    else {
+                        c->scan_group = NULL;   /* its chain may have changed */
+                    } else {
                         update_targets(prog->pool, c, it);
-                        c->pf_stable = c->pf_stable && bw_rxfilter_targets_stable(c);
                     }
                     if (err)
                         return err;
@@ -137,16 +134,17 @@ static void add_rule(bw_program_t *prog, bw_rule_t *r)
     prog->nrules++;
 }
 
-bw_program_t *bw_program_build(apr_pool_t *pool, const bw_program_t *parent,
-                               bw_config_t *cfg, char **err)
+bw_program_t *bw_program_build_ex(apr_pool_t *pool, const bw_program_t *parent,
+                                  bw_config_t *cfg, unsigned flags, char **err)
 {
     bw_program_t *prog = program_new(pool);
     bw_settings_t unset;
     int ph, i;
 
-    bw_rxfilter_prepare(cfg);
+    prog->flags = flags;
     bw_settings_init_unset(&unset);
     bw_settings_merge(&prog->settings, parent ? &parent->settings : &unset, &cfg->settings);
+    bw_scan_prepare(cfg, prog->settings.scan_cache_dir);
     if (parent && prog->settings.rule_inheritance != 0) {
         for (ph = 1; ph <= BW_PHASES; ph++) {
             const apr_array_header_t *src = parent->phase[ph];
@@ -176,7 +174,16 @@ bw_program_t *bw_program_build(apr_pool_t *pool, const bw_program_t *parent,
         }
     }
     bw_settings_finalize(&prog->settings);
+    *err = (char *)bw_program_compile(prog);
+    if (*err)
+        return NULL;
     return prog;
+}
+
+bw_program_t *bw_program_build(apr_pool_t *pool, const bw_program_t *parent,
+                               bw_config_t *cfg, char **err)
+{
+    return bw_program_build_ex(pool, parent, cfg, 0, err);
 }
 
 const bw_settings_t *bw_program_settings(const bw_program_t *prog)

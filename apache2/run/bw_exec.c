@@ -45,37 +45,6 @@ int bw_tx_target_excluded(const bw_tx_t *tx, const bw_rule_t *r, const bw_varval
     return 0;
 }
 
-/* ---- values ---------------------------------------------------------------- */
-
-static void collect_values(bw_tx_t *tx, const bw_rule_t *r, apr_array_header_t *vals)
-{
-    const bw_target_t *t = (const bw_target_t *)r->targets->elts;
-    int i, j, k, nt = r->targets->nelts, has_excl = 0;
-    vals->nelts = 0;
-    for (i = 0; i < nt; i++) {
-        if (t[i].is_exclusion)
-            has_excl = 1;
-        else
-            bw_target_values(tx, &t[i], vals);
-    }
-    if (!has_excl && !tx->removals->nelts)
-        return;
-    {
-        bw_varval_t *v = (bw_varval_t *)vals->elts;
-        for (j = k = 0; j < vals->nelts; j++) {
-            int drop = 0;
-            for (i = 0; i < nt && !drop; i++)
-                if (t[i].is_exclusion && !v[j].is_count && bw_target_covers(&t[i], &v[j], tx->md))
-                    drop = 1;
-            if (!drop && tx->removals->nelts && bw_tx_target_excluded(tx, r, &v[j]))
-                drop = 1;
-            if (!drop)
-                v[k++] = v[j];
-        }
-        vals->nelts = k;
-    }
-}
-
 /* ---- operator ----------------------------------------------------------------- */
 
 static const bw_op_t *runtime_op(bw_tx_t *tx, const bw_rule_t *r, char **err)
@@ -160,7 +129,7 @@ static int eval_value(bw_tx_t *tx, const bw_rule_t *r, const bw_op_t *op, const 
     bw_str_t cur = v->value;
     int i;
     if (!r->multi_match) {
-        *final = bw_tfn_apply_cached(tx, r->tfn_nodes, r->tfns, r->ntfns, cur);
+        *final = bw_tfn_apply(tx, r->tfns, r->ntfns, cur);
         return run_op(tx, r, op, v, *final, run);
     }
     /* multiMatch: the operator sees the value before and after every
@@ -351,59 +320,183 @@ static void on_match(bw_tx_t *tx, const bw_rule_t *r, const bw_varval_t *v, bw_s
         perform_disruptive(tx, r->chain_head, run->msg ? run->msg : "");
 }
 
-static int eval_rule(bw_tx_t *tx, const bw_rule_t *r, int is_last)
-{
-    const bw_op_t *op;
-    char *err = NULL;
-    int i, matched = 0;
-    apr_array_header_t *vals = tx->vals;
-    bw_varval_t single;
+/* ---- one rule link ------------------------------------------------------------ */
 
-    op = runtime_op(tx, r, &err);
-    if (!op) {
+/* One link being evaluated. */
+typedef struct {
+    const bw_crule_t *c;
+    const bw_op_t *op;
+    int is_last;
+    int matched;
+    int looked;          /* values the operator (or the scan's verdict) was tried on */
+} ev_t;
+
+/* Excluded from this rule by one of its own !targets or by a ctl: removal? */
+static int excluded(bw_tx_t *tx, const ev_t *e, const bw_varval_t *v)
+{
+    const bw_rule_t *r = e->c->r;
+    if (e->c->flags & BW_CR_EXCL) {
+        const bw_target_t *t = (const bw_target_t *)r->targets->elts;
+        int i;
+        for (i = 0; i < r->targets->nelts; i++)
+            if (t[i].is_exclusion && !v->is_count && bw_target_covers(&t[i], v, tx->md))
+                return 1;
+    }
+    return tx->removals->nelts && bw_tx_target_excluded(tx, r, v);
+}
+
+/* One value: the operator on its transformed form (tval), unless the scan
+ * already knows the answer and nobody needs the operator's message or
+ * captures. Returns 1 when the transaction was intercepted. */
+static int try_value(bw_tx_t *tx, ev_t *e, const bw_varval_t *v, bw_str_t tval, int scanned,
+                     int exact)
+{
+    const bw_rule_t *r = e->c->r;
+    bw_op_run_t run;
+    int rc;
+    e->looked++;
+    if (excluded(tx, e, v))
+        return 0;
+    if (exact && !r->capture && r->chain_head->log == 0) {
+        memset(&run, 0, sizeof(run));
+        run.ncaptures = -1;
+        rc = 1;
+    } else if (r->multi_match) {
+        rc = eval_value(tx, r, e->op, v, &tval, &run);
+    } else {
+        tx->stats.op_runs++;
+        tx->stats.confirms += scanned;
+        rc = run_op(tx, r, e->op, v, tval, &run);
+    }
+    if (rc != 1)
+        return 0;
+    e->matched = 1;
+    on_match(tx, r, v, tval, &run, e->is_last);
+    return tx->intercepted;
+}
+
+/* The values of a source through the link: only those whose scan bit is
+ * set when the link can be scanned. */
+static int source_values(bw_tx_t *tx, ev_t *e, const bw_target_t *t, int k)
+{
+    const bw_crule_t *c = e->c;
+    bw_src_state_t *S = bw_src_get(tx, k);
+    const bw_str_t *tv;
+    int i;
+    if (c->flags & BW_CR_SCAN) {
+        const bw_hits_t *h = bw_src_hits(tx, S, c->unit);
+        int nw = tx->prog->units[c->unit].nwords, w = c->bit / 64;
+        uint64_t mask = (uint64_t)1 << (c->bit % 64);
+        int exact = (c->flags & BW_CR_EXACT) && !h->inexact;
+        if (!(h->any[w] & mask))
+            return 0;
+        tv = bw_src_tv(tx, S, c->node);
+        for (i = 0; i < S->n; i++) {
+            if (!(h->bits[(size_t)i * (size_t)nw + (size_t)w] & mask))
+                continue;
+            if (t->selector_re && bw_regex_match(t->selector_re, S->vals[i].key, tx->md) <= 0)
+                continue;
+            if (try_value(tx, e, &S->vals[i], tv[i], 1, exact))
+                return 1;
+        }
+        return 0;
+    }
+    tv = c->r->multi_match ? S->raw : bw_src_tv(tx, S, c->node);
+    for (i = 0; i < S->n; i++) {
+        if (t->selector_re && bw_regex_match(t->selector_re, S->vals[i].key, tx->md) <= 0)
+            continue;
+        if (try_value(tx, e, &S->vals[i], tv[i], 0, 0))
+            return 1;
+    }
+    return 0;
+}
+
+/* Values of targets without a source, collected before any of the link's
+ * matches runs actions (a setvar must not change what this link sees). */
+static void collect_other(bw_tx_t *tx, const bw_crule_t *c, int *start)
+{
+    const bw_target_t *t = (const bw_target_t *)c->r->targets->elts;
+    int i;
+    tx->vals->nelts = 0;
+    for (i = 0; i < c->r->targets->nelts; i++) {
+        start[i] = tx->vals->nelts;
+        if (!t[i].is_exclusion && c->tsrc[i] < 0)
+            bw_target_values(tx, &t[i], tx->vals);
+    }
+    start[i] = tx->vals->nelts;
+}
+
+static void eval_targets(bw_tx_t *tx, ev_t *e)
+{
+    const bw_crule_t *c = e->c;
+    const bw_target_t *t = (const bw_target_t *)c->r->targets->elts;
+    int nt = c->r->targets->nelts, i, j, *start, scan_skip = (c->flags & BW_CR_SCAN) != 0;
+    bw_varval_t *vals;
+    start = nt < 16 ? (int[17]){ 0 } : apr_palloc(tx->pool, sizeof(int) * (size_t)(nt + 1));
+    collect_other(tx, c, start);
+    /* tx->vals is scratch every link reuses; nothing below refills it */
+    vals = (bw_varval_t *)tx->vals->elts;
+    for (i = 0; i < nt && !tx->intercepted; i++) {
+        if (t[i].is_exclusion)
+            continue;
+        if (c->tsrc[i] >= 0) {
+            if (source_values(tx, e, &t[i], c->tsrc[i]))
+                break;
+            continue;
+        }
+        scan_skip = 0;
+        for (j = start[i]; j < start[i + 1]; j++) {
+            bw_str_t tv = c->r->multi_match ? vals[j].value
+                                            : bw_tfn_apply_node(tx, c->node, vals[j].value);
+            if (try_value(tx, e, &vals[j], tv, 0, 0))
+                break;
+        }
+    }
+    if (scan_skip && !e->looked)
+        tx->stats.rules_skipped++;
+}
+
+static int eval_link(bw_tx_t *tx, const bw_crule_t *c, int is_last)
+{
+    const bw_rule_t *r = c->r;
+    char *err = NULL;
+    ev_t e;
+    memset(&e, 0, sizeof(e));
+    e.c = c;
+    e.is_last = is_last;
+    e.op = runtime_op(tx, r, &err);
+    if (!e.op) {
         bw_tx_log_message(tx, 0, "Rule %s [file \"%s\"] [line \"%d\"]: @%s: %s",
                           r->chain_head->id_str ? r->chain_head->id_str : "-", r->file, r->line,
                           r->op.def->name, err ? err : "cannot compile");
         return 0;
     }
-    if (r->pf_group && !bw_rxfilter_maybe(tx, r))
-        return 0;
+    tx->stats.rules++;
     /* the previous link's matches stay visible as MATCHED_VARS; this
      * link's go to the other array (the two are swapped, never reallocated) */
     tx->cur_matched->nelts = 0;
     if (r->kind == BW_RULE_SECACTION) {
+        bw_varval_t single;
         memset(&single, 0, sizeof(single));
-        vals = NULL;
+        try_value(tx, &e, &single, single.value, 0, 0);
     } else {
-        /* tx->vals is scratch reused by every rule; nothing below refills it */
-        collect_values(tx, r, tx->vals);
-    }
-    for (i = 0; vals ? i < vals->nelts : i < 1; i++) {
-        const bw_varval_t *v = vals ? &((bw_varval_t *)vals->elts)[i] : &single;
-        bw_str_t final;
-        bw_op_run_t run;
-        if (eval_value(tx, r, op, v, &final, &run) != 1)
-            continue;
-        matched = 1;
-        on_match(tx, r, v, final, &run, is_last);
-        if (tx->intercepted)
-            break;
+        eval_targets(tx, &e);
     }
     {
         apr_array_header_t *t = tx->matched_vars;
         tx->matched_vars = tx->cur_matched;
         tx->cur_matched = t;
     }
-    return matched;
+    return e.matched;
 }
 
-static int run_chain(bw_tx_t *tx, const bw_rule_t *starter)
+static int run_chain(bw_tx_t *tx, const bw_crule_t *starter)
 {
-    const bw_rule_t *link;
+    const bw_crule_t *link;
     tx->matched_vars->nelts = 0;
-    for (link = starter; link; link = link->chain_next) {
-        tx->cur_rule = link;
-        if (!eval_rule(tx, link, link->chain_next == NULL))
+    for (link = starter; link; link = link->next) {
+        tx->cur_rule = link->r;
+        if (!eval_link(tx, link, link->next == NULL))
             return 0;
         if (tx->intercepted)
             return 1;
@@ -411,48 +504,30 @@ static int run_chain(bw_tx_t *tx, const bw_rule_t *starter)
     return 1;
 }
 
-static int find_marker(const apr_array_header_t *arr, int from, const char *name)
-{
-    int i;
-    for (i = from + 1; i < arr->nelts; i++) {
-        const bw_rule_t *r = ((bw_rule_t **)arr->elts)[i];
-        if (r->kind == BW_RULE_MARKER ? !strcmp(r->marker, name)
-                                      : (r->id_str && !strcmp(r->id_str, name)))
-            return i;
-    }
-    return arr->nelts;
-}
-
 int bw_tx_exec_phase(bw_tx_t *tx, int phase)
 {
-    const apr_array_header_t *arr = tx->prog->phase[phase];
-    int i;
+    const bw_code_t *code = &tx->prog->code[phase];
+    int i = 0;
     tx->cur_phase = phase;
-    for (i = 0; i < arr->nelts; i++) {
-        const bw_rule_t *r = ((bw_rule_t **)arr->elts)[i];
+    while (i < code->n) {
+        const bw_slot_t *s = &code->slots[i];
         int rc;
-        if (r->kind == BW_RULE_MARKER)
+        if (tx->removals->nelts && bw_tx_rule_removed(tx, s->cr->r)) {
+            i++;
             continue;
-        if (tx->removals->nelts && bw_tx_rule_removed(tx, r))
-            continue;
-        rc = run_chain(tx, r);
+        }
+        rc = run_chain(tx, s->cr);
         tx->cur_rule = NULL;
         if (tx->intercepted)
             return 1;
         if (tx->allow_level || tx->engine_mode == BW_ENGINE_OFF)
             return 0;
-        if (rc != 1)
-            continue;
-        if (r->skip_after) {
-            i = find_marker(arr, i, r->skip_after);
-        } else if (r->skip) {
-            int n = r->skip;
-            while (n > 0 && i + 1 < arr->nelts) {
-                i++;
-                if (((bw_rule_t **)arr->elts)[i]->kind != BW_RULE_MARKER)
-                    n--;
-            }
-        }
+        i = rc == 1 ? s->next_on_match : i + 1;
     }
     return 0;
+}
+
+const bw_tx_stats_t *bw_tx_stats(const bw_tx_t *tx)
+{
+    return &tx->stats;
 }

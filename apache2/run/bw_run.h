@@ -42,20 +42,44 @@ void bw_persist_mark_set(bw_tx_t *tx, bw_coll_t *c, bw_str_t name);
 void bw_persist_mark_delta(bw_coll_t *c);
 void bw_persist_store_all(bw_tx_t *tx);
 
-/* ---- @rx literal prefilter at run time (bw_rxfilter_run.c) ---------------- */
-
-/* 0 when rule r cannot match the current values, else 1. */
-int bw_rxfilter_maybe(bw_tx_t *tx, const bw_rule_t *r);
-unsigned int bw_rxfilter_key_hash(const char *key, apr_ssize_t *klen);
-
-/* ---- transformation cache (bw_tfn_cache.c) -------------------------------- */
+/* ---- transformations (bw_tfn_cache.c) ------------------------------------ */
 
 typedef struct bw_tfn_cache_s bw_tfn_cache_t;
-/* tfns[0..n-1] applied to in, each prefix computed once per transaction
- * for a given value (by address); nodes from bw_tfn_intern, or NULL for no
- * caching. */
-bw_str_t bw_tfn_apply_cached(bw_tx_t *tx, const bw_tfn_node_t *const *nodes,
-                             const bw_tfn_def_t *const *tfns, int n, bw_str_t in);
+/* The chain of program node `node` (-1: none) applied to in; each prefix
+ * computed once per transaction for a given value (by address). */
+bw_str_t bw_tfn_apply_node(bw_tx_t *tx, int node, bw_str_t in);
+/* tfns[0..n-1] applied to in, not cached. */
+bw_str_t bw_tfn_apply(bw_tx_t *tx, const bw_tfn_def_t *const *tfns, int n, bw_str_t in);
+/* Forget every cached result (the program changed: nodes are its own). */
+void bw_tfn_cache_reset(bw_tx_t *tx);
+
+/* ---- the values of a phase (bw_values.c) ----------------------------------- */
+
+/* A scan unit's verdicts over a source: one bit vector per value (the
+ * unit's words each) and their union. inexact: some value could not be
+ * scanned, so no hit is exact. */
+typedef struct bw_hits_s {
+    uint64_t *bits;
+    uint64_t *any;
+    int inexact;
+} bw_hits_t;
+
+/* A source's values for one phase, their transformations and scans. */
+typedef struct bw_src_state_s {
+    int phase, gen;
+    int n;
+    bw_varval_t *vals;
+    bw_str_t *raw;                /* vals[i].value */
+    bw_str_t **tv;                /* per program node: transformed values, or NULL */
+    bw_hits_t **hits;             /* per program unit, or NULL */
+} bw_src_state_t;
+
+/* Fresh source states for tx->prog (at creation, and when the program changes). */
+void bw_src_reset(bw_tx_t *tx);
+bw_src_state_t *bw_src_get(bw_tx_t *tx, int k);
+/* The values of S through chain node `node` (-1: as they are). */
+const bw_str_t *bw_src_tv(bw_tx_t *tx, bw_src_state_t *S, int node);
+const bw_hits_t *bw_src_hits(bw_tx_t *tx, bw_src_state_t *S, int unit);
 
 /* ---- transactions ----------------------------------------------------- */
 
@@ -129,6 +153,7 @@ struct bw_tx_s {
 
     /* scratch */
     apr_array_header_t *vals;          /* bw_varval_t, reused per target list */
+    apr_array_header_t *vals_tmp;      /* bw_varval_t, building a source */
     pcre2_match_data *md;
     pcre2_match_context *mctx;
     apr_pool_t *scratch;
@@ -138,7 +163,9 @@ struct bw_tx_s {
     int skip_count;
     int persisted;
     int cur_phase;
-    apr_hash_t *pf_cache;              /* prefilter bitsets (bw_rxfilter.c) */
+    struct bw_src_state_s *src;        /* per program source: values of this phase (bw_exec.c) */
+    int data_gen;                      /* bumped when a ctl: changes what a variable yields */
+    bw_tx_stats_t stats;
 
     /* audit log (apache2/audit/): formatted alert lines for part H, filled
      * only when the audit engine is not Off; the writer's own state */

@@ -1,25 +1,22 @@
 /*
- * Transformation results, computed once per transaction.
+ * Transformations of values that are not built once per phase (TX,
+ * MATCHED_VAR, counts…), computed once per transaction and value.
  *
- * CRS applies the same chains (t:urlDecodeUni,t:htmlEntityDecode,…) to the
- * same values in dozens of rules. At start-up every chain of a context is
- * interned into a trie (bw_tfn_intern): a rule holds one node per prefix of
- * its chain, and equal prefixes are the same node. A result is kept under
- * (value's address, length, node): values come from collections built once
- * per transaction, so the address identifies the value, and a chain that
- * shares a prefix with an earlier one resumes from that prefix's result.
- * Open addressing over an append-only entry array; nothing is evicted (the
- * pool is the transaction's). Rules without nodes (none at start-up; a copy
- * made by SecRuleUpdateActionById) are transformed without the cache.
+ * Values of a phase's sources are transformed into arrays, one per chain
+ * node (bw_exec.c); everything else comes here. A result is kept under
+ * (value's address, length, program chain node): such values point into
+ * collections, so the address identifies the value while it is unchanged,
+ * and a chain that shares a prefix with an earlier one (same node) resumes
+ * from that prefix's result. Open addressing over an append-only entry
+ * array; nothing is evicted (the pool is the transaction's).
  */
 #include <string.h>
 #include "run/bw_run.h"
 
-
 typedef struct {
     const char *ptr;
     size_t len;
-    const bw_tfn_node_t *node;
+    int node;
     bw_str_t out;
 } slot_t;
 
@@ -30,22 +27,16 @@ struct bw_tfn_cache_s {
     size_t used, room;
 };
 
-static uint64_t mix(uint64_t h, uint64_t v)
+static size_t slot_of(const bw_tfn_cache_t *c, const char *ptr, size_t len, int node)
 {
-    h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
-    return h * 0xff51afd7ed558ccdULL;
-}
-
-/* ---- run time ----------------------------------------------------------------- */
-
-static size_t slot_of(const bw_tfn_cache_t *c, const char *ptr, size_t len, const bw_tfn_node_t *node)
-{
-    uint64_t k = mix(mix(node->hash, (uint64_t)(uintptr_t)ptr), (uint64_t)len);
+    uint64_t k = (uint64_t)(uintptr_t)ptr * 0x9e3779b97f4a7c15ULL;
+    k ^= ((uint64_t)len << 20) ^ (uint64_t)(unsigned)node;
+    k *= 0xff51afd7ed558ccdULL;
     return (size_t)(k ^ (k >> 29)) & (c->cap - 1);
 }
 
 /* The index position of the entry, or of the empty place it would take. */
-static uint32_t *find(bw_tfn_cache_t *c, const char *ptr, size_t len, const bw_tfn_node_t *node)
+static uint32_t *find(bw_tfn_cache_t *c, const char *ptr, size_t len, int node)
 {
     size_t i = slot_of(c, ptr, len, node);
     for (;;) {
@@ -71,8 +62,8 @@ static void rehash(apr_pool_t *p, bw_tfn_cache_t *c, size_t cap)
     }
 }
 
-static void insert(apr_pool_t *p, bw_tfn_cache_t *c, uint32_t *at, const char *ptr, size_t len,
-                   const bw_tfn_node_t *node, bw_str_t out)
+static void insert(apr_pool_t *p, bw_tfn_cache_t *c, const char *ptr, size_t len, int node,
+                   bw_str_t out)
 {
     slot_t *s;
     if (c->used == c->room) {
@@ -86,43 +77,44 @@ static void insert(apr_pool_t *p, bw_tfn_cache_t *c, uint32_t *at, const char *p
     s->len = len;
     s->node = node;
     s->out = out;
-    *at = (uint32_t)c->used;
+    *find(c, ptr, len, node) = (uint32_t)c->used;
     if (c->used * 10 > c->cap * 7)
         rehash(p, c, c->cap * 2);
 }
 
-bw_str_t bw_tfn_apply_cached(bw_tx_t *tx, const bw_tfn_node_t *const *nodes,
-                             const bw_tfn_def_t *const *tfns, int n, bw_str_t in)
+bw_str_t bw_tfn_apply_node(bw_tx_t *tx, int node, bw_str_t in)
 {
+    const bw_pnode_t *nodes = tx->prog->nodes;
     bw_tfn_cache_t *c = tx->tfn_cache;
-    bw_str_t cur = in;
-    int i, start = 0;
-
-    if (n <= 0)
+    uint32_t *at;
+    bw_str_t cur;
+    if (node < 0)
         return in;
-    if (!nodes) {
-        for (i = 0; i < n; i++)
-            tfns[i]->fn(&tx->tfn_env, tx->pool, cur, &cur);
-        return cur;
-    }
     if (!c) {
         c = tx->tfn_cache = apr_pcalloc(tx->pool, sizeof(*c));
-        c->room = 256;
+        c->room = 64;
         c->entries = apr_palloc(tx->pool, sizeof(slot_t) * c->room);
-        rehash(tx->pool, c, 512);
+        rehash(tx->pool, c, 128);
     }
-    /* longest cached prefix first: usually the whole chain */
-    for (i = n - 1; i >= 0; i--) {
-        uint32_t *at = find(c, in.data, in.len, nodes[i]);
-        if (*at) {
-            cur = c->entries[*at - 1].out;
-            start = i + 1;
-            break;
-        }
-    }
-    for (i = start; i < n; i++) {
-        tfns[i]->fn(&tx->tfn_env, tx->pool, cur, &cur);
-        insert(tx->pool, c, find(c, in.data, in.len, nodes[i]), in.data, in.len, nodes[i], cur);
-    }
+    at = find(c, in.data, in.len, node);
+    if (*at)
+        return c->entries[*at - 1].out;
+    /* the prefix first (cached in turn), then this node's transformation */
+    cur = bw_tfn_apply_node(tx, nodes[node].parent, in);
+    nodes[node].tfn->fn(&tx->tfn_env, tx->pool, cur, &cur);
+    insert(tx->pool, c, in.data, in.len, node, cur);
     return cur;
+}
+
+bw_str_t bw_tfn_apply(bw_tx_t *tx, const bw_tfn_def_t *const *tfns, int n, bw_str_t in)
+{
+    int i;
+    for (i = 0; i < n; i++)
+        tfns[i]->fn(&tx->tfn_env, tx->pool, in, &in);
+    return in;
+}
+
+void bw_tfn_cache_reset(bw_tx_t *tx)
+{
+    tx->tfn_cache = NULL;
 }

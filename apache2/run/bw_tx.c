@@ -220,8 +220,9 @@ bw_tx_t *bw_tx_create(apr_pool_t *pool, const bw_program_t *prog,
     tx->removals = apr_array_make(pool, 4, sizeof(bw_removal_t));
     tx->matches = apr_array_make(pool, 8, sizeof(bw_match_record_t));
     tx->audit_msgs = apr_array_make(pool, 4, sizeof(const char *));
-    tx->pf_cache = apr_hash_make_custom(pool, bw_rxfilter_key_hash);
     tx->vals = apr_array_make(pool, 64, sizeof(bw_varval_t));
+    tx->vals_tmp = apr_array_make(pool, 64, sizeof(bw_varval_t));
+    bw_src_reset(tx);
     tx->matched_vars = apr_array_make(pool, 8, sizeof(bw_varval_t));
     tx->cur_matched = apr_array_make(pool, 8, sizeof(bw_varval_t));
     tx->highest_severity = 255;
@@ -238,6 +239,7 @@ void bw_tx_set_program(bw_tx_t *tx, const bw_program_t *prog)
     bw_tx_t before = *tx;
     const bw_settings_t *old = tx->cfg;
     tx->prog = prog;
+    bw_src_reset(tx);   /* sources, nodes and units are the program's own */
     apply_settings(tx);
     if (before.engine_mode != old->rule_engine)
         tx->engine_mode = before.engine_mode;

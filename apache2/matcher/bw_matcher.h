@@ -1,0 +1,72 @@
+/*
+ * The multi-pattern matcher: every pattern operator of a group of rules
+ * (@rx and the phrase operators @pm, @pmFromFile, @pmf, with a constant
+ * parameter) scanned in one pass over a value, instead of one operator run
+ * per rule. A pattern is one bit; a scan sets the bits of the
+ * patterns that may match.
+ *
+ * The invariant, shared with the literal prefilter: a clear bit means the
+ * pattern cannot match the value. A set bit means "maybe", unless the bit
+ * is in the exact set, where it means "matches" (the operator still runs
+ * when the rule wants captures or a message). Bits in the always set are
+ * patterns the matcher cannot decide; they are set after every scan.
+ *
+ * Two implementations, chosen by the build as a whole file:
+ *  - matcher_hs.c: Vectorscan (or Hyperscan). Regexes Vectorscan compiles
+ *    exactly are exact, except where its semantics differ from PCRE2's as
+ *    @rx compiles (a '$' that would match before a final newline);
+ *    regexes it can only approximate join in prefilter mode (maybe);
+ *    the rest are always. Phrases are exact. Compiled databases
+ *    can be kept in a cache directory across restarts.
+ *  - matcher_ac.c: the literal prefilter (apache2/prefilter) and
+ *    Aho-Corasick, for platforms without Vectorscan.
+ *
+ * Life: create, add patterns, compile once (start-up), then scan from any
+ * number of threads; a scan allocates nothing.
+ */
+#ifndef BW_MATCHER_H
+#define BW_MATCHER_H
+
+#include "base/bw_types.h"
+#include "operators/bw_acmatch.h"
+
+typedef struct bw_matcher_s bw_matcher_t;
+
+bw_matcher_t *bw_matcher_create(apr_pool_t *pool);
+
+/* Add one pattern; each returns its bit. A regex (PCRE2 syntax, compiled
+ * as @rx compiles: DOTALL, DOLLAR_ENDONLY); the phrases of an automaton,
+ * any of which occurring anywhere is a match, with the automaton's case
+ * folding (@pm). */
+int bw_matcher_add_regex(bw_matcher_t *m, const char *re, size_t len);
+int bw_matcher_add_phrases(bw_matcher_t *m, const bw_ac_t *phrases);
+
+/* Compile. cache_dir (may be NULL) keeps compiled databases across
+ * restarts. Never fails the configuration: what cannot be compiled is put
+ * in the always set (the operator runs), and a warning goes to *warning
+ * (NULL when all is well). */
+void bw_matcher_compile(bw_matcher_t *m, const char *cache_dir, const char **warning);
+
+int bw_matcher_bits(const bw_matcher_t *m);
+int bw_matcher_words(const bw_matcher_t *m);      /* uint64_t words per bit vector */
+const uint64_t *bw_matcher_exact(const bw_matcher_t *m);
+const uint64_t *bw_matcher_always(const bw_matcher_t *m);
+
+/* Scan one value: set in hits (bw_matcher_words() words, not cleared
+ * here) the bits that may match, the always set included. Returns 1; or 0
+ * when the value could not be scanned: then every bit is set and none of
+ * them is exact. */
+int bw_matcher_scan(const bw_matcher_t *m, bw_str_t value, uint64_t *hits);
+
+/* What the build uses ("vectorscan 5.4.9" / "literal prefilter") and how the
+ * bits of m came out. */
+const char *bw_matcher_engine(void);
+typedef struct bw_matcher_info_s {
+    int exact, maybe, always;       /* bits by kind */
+    int from_cache;                 /* the database came from cache_dir */
+    double compile_ms;
+    size_t db_bytes;
+} bw_matcher_info_t;
+void bw_matcher_info(const bw_matcher_t *m, bw_matcher_info_t *info);
+
+#endif /* BW_MATCHER_H */

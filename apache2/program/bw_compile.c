@@ -1,0 +1,207 @@
+/*
+ * Compiling a program for the executor, once its phases' rule lists are
+ * final (bw_program.c):
+ *  - every rule link becomes a bw_crule_t;
+ *  - its transformation chain becomes a node of the program's chain trie
+ *    (equal prefixes share nodes, so a value is transformed once per
+ *    prefix whichever rule asks);
+ *  - each target on a variable whose values cannot change inside a phase
+ *    (BW_VAR_STABLE, no count, no macro in the selector) becomes a value
+ *    source, shared by every target with the same variable and literal
+ *    selector (a /regex/ selector uses the variable's source and filters);
+ *  - the rule's scan group becomes a unit of the program;
+ *  - each phase becomes an array of slots (markers dropped) with skip and
+ *    skipAfter resolved to the slot a matching chain continues at.
+ */
+#include <string.h>
+#include "program/bw_prog.h"
+
+typedef struct {
+    bw_program_t *prog;
+    apr_pool_t *p;
+    apr_hash_t *crules;        /* bw_rule_t* -> bw_crule_t* */
+    apr_hash_t *nodes;         /* (parent, tfn) -> node index + 1 */
+    apr_hash_t *srcs;          /* (var id, lower-case selector) -> source index + 1 */
+    apr_hash_t *units;         /* group* -> unit index + 1 */
+    apr_array_header_t *node_arr, *src_arr, *unit_arr;
+} cc_t;
+
+/* ---- the chain trie ------------------------------------------------------ */
+
+typedef struct {
+    int parent;
+    const bw_tfn_def_t *tfn;
+} node_key_t;
+
+static int intern_chain(cc_t *cc, const bw_tfn_def_t *const *tfns, int n)
+{
+    int i, node = -1;
+    for (i = 0; i < n; i++) {
+        node_key_t key;
+        intptr_t idx;
+        memset(&key, 0, sizeof(key));
+        key.parent = node;
+        key.tfn = tfns[i];
+        idx = (intptr_t)apr_hash_get(cc->nodes, &key, sizeof(key));
+        if (!idx) {
+            bw_pnode_t *pn = apr_array_push(cc->node_arr);
+            pn->parent = node;
+            pn->tfn = tfns[i];
+            idx = cc->node_arr->nelts;
+            apr_hash_set(cc->nodes, apr_pmemdup(cc->p, &key, sizeof(key)), sizeof(key), (void *)idx);
+        }
+        node = (int)idx - 1;
+    }
+    return node;
+}
+
+/* ---- value sources ------------------------------------------------------------ */
+
+static int source_of(cc_t *cc, const bw_target_t *t)
+{
+    bw_str_t sel = t->selector_re ? bw_str_n("", 0) : t->selector;
+    char *key;
+    intptr_t idx;
+    if (t->is_exclusion || t->is_count || t->selector_macro || !(t->var->flags & BW_VAR_STABLE))
+        return -1;
+    /* XPath selectors are case-sensitive; collection keys are not */
+    if (t->var->id != BW_V_XML)
+        sel = bw_str_lower(cc->p, sel);
+    key = apr_psprintf(cc->p, "%d:%.*s", (int)t->var->id, (int)sel.len, sel.data);
+    idx = (intptr_t)apr_hash_get(cc->srcs, key, APR_HASH_KEY_STRING);
+    if (!idx) {
+        bw_source_t *s = apr_array_push(cc->src_arr);
+        s->var = t->var;
+        s->sel = t->selector_re ? bw_str_n("", 0) : t->selector;
+        idx = cc->src_arr->nelts;
+        apr_hash_set(cc->srcs, key, APR_HASH_KEY_STRING, (void *)idx);
+    }
+    return (int)idx - 1;
+}
+
+/* ---- rules ------------------------------------------------------------------- */
+
+static int unit_of(cc_t *cc, const bw_scan_group_t *g)
+{
+    intptr_t idx = (intptr_t)apr_hash_get(cc->units, &g, sizeof(g));
+    if (!idx) {
+        bw_unit_t *u = apr_array_push(cc->unit_arr);
+        u->m = g->m;
+        u->node = intern_chain(cc, g->tfns, g->ntfns);
+        u->nwords = bw_matcher_words(g->m);
+        idx = cc->unit_arr->nelts;
+        apr_hash_set(cc->units, apr_pmemdup(cc->p, &g, sizeof(g)), sizeof(g), (void *)idx);
+    }
+    return (int)idx - 1;
+}
+
+static const bw_crule_t *compile_link(cc_t *cc, const bw_rule_t *r)
+{
+    bw_crule_t *c = apr_hash_get(cc->crules, &r, sizeof(r));
+    const bw_target_t *t = (const bw_target_t *)r->targets->elts;
+    int *tsrc, i;
+    if (c)
+        return c;
+    c = apr_pcalloc(cc->p, sizeof(*c));
+    apr_hash_set(cc->crules, apr_pmemdup(cc->p, &r, sizeof(r)), sizeof(r), c);
+    c->r = r;
+    c->node = intern_chain(cc, r->tfns, r->ntfns);
+    c->unit = c->bit = -1;
+    tsrc = apr_palloc(cc->p, sizeof(int) * (size_t)(r->targets->nelts + 1));
+    for (i = 0; i < r->targets->nelts; i++) {
+        tsrc[i] = source_of(cc, &t[i]);
+        if (t[i].is_exclusion)
+            c->flags |= BW_CR_EXCL;
+    }
+    c->tsrc = tsrc;
+    if (r->scan_group && !(cc->prog->flags & BW_PROG_NO_SCAN)) {
+        const uint64_t *exact = bw_matcher_exact(r->scan_group->m);
+        c->unit = unit_of(cc, r->scan_group);
+        c->bit = r->scan_bit;
+        if (!r->op_negated && !r->multi_match)
+            c->flags |= BW_CR_SCAN;
+        if (exact[c->bit / 64] & ((uint64_t)1 << (c->bit % 64)))
+            c->flags |= BW_CR_EXACT;
+    }
+    if (r->chain_next)
+        c->next = compile_link(cc, r->chain_next);
+    return c;
+}
+
+/* ---- phases ---------------------------------------------------------------- */
+
+/* The index in arr of the marker (or the rule with that id) skipAfter
+ * names, searched after from; arr->nelts when there is none. */
+static int find_marker(const apr_array_header_t *arr, int from, const char *name)
+{
+    int i;
+    for (i = from + 1; i < arr->nelts; i++) {
+        const bw_rule_t *r = ((bw_rule_t **)arr->elts)[i];
+        if (r->kind == BW_RULE_MARKER ? !strcmp(r->marker, name)
+                                      : (r->id_str && !strcmp(r->id_str, name)))
+            return i;
+    }
+    return arr->nelts;
+}
+
+static void compile_phase(cc_t *cc, int ph)
+{
+    const apr_array_header_t *arr = cc->prog->phase[ph];
+    bw_rule_t **rules = (bw_rule_t **)arr->elts;
+    int *slot_after = apr_palloc(cc->p, sizeof(int) * (size_t)(arr->nelts + 1));
+    bw_code_t *code = &cc->prog->code[ph];
+    int i, n = 0;
+
+    /* slot_after[i]: the first slot of a rule at or after index i */
+    for (i = arr->nelts; i >= 0; i--)
+        slot_after[i] = 0;
+    for (i = 0; i < arr->nelts; i++)
+        if (rules[i]->kind != BW_RULE_MARKER)
+            n++;
+    code->n = n;
+    code->slots = apr_pcalloc(cc->p, sizeof(bw_slot_t) * (size_t)(n + 1));
+    slot_after[arr->nelts] = n;
+    for (i = arr->nelts - 1; i >= 0; i--)
+        slot_after[i] = slot_after[i + 1] - (rules[i]->kind != BW_RULE_MARKER ? 1 : 0);
+    for (i = 0; i < arr->nelts; i++) {
+        const bw_rule_t *r = rules[i];
+        bw_slot_t *s;
+        if (r->kind == BW_RULE_MARKER)
+            continue;
+        s = &code->slots[slot_after[i]];
+        s->cr = compile_link(cc, r);
+        s->kind = BW_SLOT_RUN;
+        if (r->skip_after) {
+            int j = find_marker(arr, i, r->skip_after);
+            s->next_on_match = slot_after[j < arr->nelts ? j + 1 : arr->nelts];
+        } else if (r->skip)
+            s->next_on_match = slot_after[i] + 1 + r->skip < n ? slot_after[i] + 1 + r->skip : n;
+        else
+            s->next_on_match = slot_after[i] + 1;
+    }
+}
+
+const char *bw_program_compile(bw_program_t *prog)
+{
+    cc_t cc;
+    int ph;
+    memset(&cc, 0, sizeof(cc));
+    cc.prog = prog;
+    cc.p = prog->pool;
+    cc.crules = apr_hash_make(cc.p);
+    cc.nodes = apr_hash_make(cc.p);
+    cc.srcs = apr_hash_make(cc.p);
+    cc.units = apr_hash_make(cc.p);
+    cc.node_arr = apr_array_make(cc.p, 64, sizeof(bw_pnode_t));
+    cc.src_arr = apr_array_make(cc.p, 32, sizeof(bw_source_t));
+    cc.unit_arr = apr_array_make(cc.p, 16, sizeof(bw_unit_t));
+    for (ph = 1; ph <= BW_PHASES; ph++)
+        compile_phase(&cc, ph);
+    prog->nnodes = cc.node_arr->nelts;
+    prog->nodes = (bw_pnode_t *)cc.node_arr->elts;
+    prog->nsrc = cc.src_arr->nelts;
+    prog->srcs = (bw_source_t *)cc.src_arr->elts;
+    prog->nunits = cc.unit_arr->nelts;
+    prog->units = (bw_unit_t *)cc.unit_arr->elts;
+    return NULL;
+}
