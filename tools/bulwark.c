@@ -25,6 +25,8 @@ static void usage(FILE *out)
             "  op '@NAME PARAM'                   run one operator on stdin (exit 0 match, 1 no match)\n"
             "  eval --rules FILE [--request FILE] run a raw HTTP request through phases 1 and 2\n"
             "  bench --rules FILE REQUEST...      time the engine alone on recorded requests\n"
+            "  diff --rules FILE --no-fold|--no-scan REQUEST...\n"
+            "                                     optimised vs plain program on requests\n"
             "  log [OPTION]... FILE...            read audit logs: table or JSON, filtered\n"
             "  version                            print the version\n\n"
             "Run 'bulwark COMMAND --help' for a command's options.\n");
@@ -64,6 +66,8 @@ int main(int argc, const char *const *argv)
         rc = bw_cli_eval(pool, argc - 1, argv + 1);
     else if (!strcmp(argv[1], "bench"))
         rc = bw_cli_bench(pool, argc - 1, argv + 1);
+    else if (!strcmp(argv[1], "diff"))
+        rc = bw_cli_diff(pool, argc - 1, argv + 1);
     else if (!strcmp(argv[1], "log"))
         rc = bw_cli_log(pool, argc - 1, argv + 1);
     else {

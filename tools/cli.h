@@ -18,6 +18,7 @@ typedef struct {
 } bw_cli_request_t;
 const char *bw_cli_parse_request(apr_pool_t *p, bw_str_t raw, bw_cli_request_t *out);
 int bw_cli_bench(apr_pool_t *pool, int argc, const char *const *argv);
+int bw_cli_diff(apr_pool_t *pool, int argc, const char *const *argv);
 
 /* All of a stream (stdin) or a file into memory; NULL with *err on failure. */
 bw_str_t *bw_cli_read_all(apr_pool_t *pool, const char *path, char **err);

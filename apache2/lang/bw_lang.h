@@ -63,10 +63,6 @@ struct bw_rule_s {
     bw_rule_t *chain_head;       /* starter (self for starters) */
     const char *marker;          /* SecMarker name */
     const bw_rule_t *default_set;/* SecDefaultAction in force when parsed */
-    /* the program builder's, set the first time the rule's context is
-     * compiled (program/bw_scan.c): the rule's multi-pattern group and bit */
-    const struct bw_scan_group_s *scan_group;
-    int scan_bit;
 };
 
 /* Parse an action list ("id:1,phase:2,'msg:x'"…) and apply each action to
@@ -115,7 +111,6 @@ struct bw_config_s {
     apr_thread_mutex_t *mutex;       /* guards cache */
     apr_array_header_t *cache;       /* built programs per parent (the glue's) */
     int include_depth;
-    int compiled;                    /* the program builder compiled these rules */
 };
 
 /* Rule directives (bw_rules_dir.c), called from the directive table. */

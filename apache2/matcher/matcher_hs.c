@@ -42,6 +42,50 @@ typedef struct {
     hs_database_t *db;
 } hs_impl_t;
 
+/* ---- the runtime ------------------------------------------------------------ */
+
+/* Vectorscan's x86 library carries one scanner per instruction set and
+ * picks the newest the CPU has. Debian 12's Vectorscan (5.4.9) misses
+ * matches in its AVX-512 scanner that the others find (CRS 941140 on
+ * "<p style=\"background:url(javascript:alert(1))\">", 933211, 941320…;
+ * tests/matcher/diff.c finds them, later Vectorscan releases fixed the
+ * accelerators): on such a CPU, databases are compiled for AVX2 and
+ * scanned with the AVX2 scanner, which the library exports. Elsewhere (a
+ * CPU without AVX-512, a library without the variant: Hyperscan, arm64)
+ * hs_scan and the host's own target. */
+typedef hs_error_t (*scan_fn_t)(const hs_database_t *, const char *, unsigned int, unsigned int,
+                                hs_scratch_t *, match_event_handler, void *);
+extern hs_error_t avx2_hs_scan(const hs_database_t *, const char *, unsigned int, unsigned int,
+                               hs_scratch_t *, match_event_handler, void *) __attribute__((weak));
+
+typedef struct {
+    hs_platform_info_t target;
+    scan_fn_t scan;
+    const char *name;
+} hs_runtime_t;
+
+static hs_runtime_t the_runtime;
+static pthread_once_t runtime_once = PTHREAD_ONCE_INIT;
+
+static void runtime_init(void)
+{
+    hs_populate_platform(&the_runtime.target);
+    the_runtime.scan = hs_scan;
+    the_runtime.name = "vectorscan";
+    if ((the_runtime.target.cpu_features & (HS_CPU_FEATURES_AVX512 | HS_CPU_FEATURES_AVX512VBMI))
+        && avx2_hs_scan) {
+        the_runtime.target.cpu_features = HS_CPU_FEATURES_AVX2;
+        the_runtime.scan = avx2_hs_scan;
+        the_runtime.name = "vectorscan (AVX2 scanner)";
+    }
+}
+
+static const hs_runtime_t *runtime(void)
+{
+    pthread_once(&runtime_once, runtime_init);
+    return &the_runtime;
+}
+
 /* ---- scratch --------------------------------------------------------------- */
 
 static pthread_mutex_t proto_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -205,6 +249,7 @@ static const char *cache_key(apr_pool_t *p, const bw_matcher_t *m)
     for (k = 0; k < 2; k++) {
         h[k] = fnv(h[k], ver, strlen(ver) + 1);
         h[k] = fnv(h[k], MX_CACHE_MAGIC, sizeof(MX_CACHE_MAGIC));
+        h[k] = fnv(h[k], &runtime()->target.cpu_features, sizeof(runtime()->target.cpu_features));
         for (i = 0; i < m->pats->nelts; i++) {
             int meta[3];
             meta[0] = pats[i].kind;
@@ -215,16 +260,27 @@ static const char *cache_key(apr_pool_t *p, const bw_matcher_t *m)
             h[k] = fnv(h[k], pats[i].text.data, pats[i].text.len);
         }
     }
-    return apr_psprintf(p, "%016llx%016llx", (unsigned long long)h[0], (unsigned long long)h[1]);
+    {
+        static const char hex[] = "0123456789abcdef";
+        char *out = apr_palloc(p, 33);
+        for (k = 0; k < 32; k++)
+            out[k] = hex[(h[k / 16] >> (60 - 4 * (k % 16))) & 15];
+        out[32] = '\0';
+        return out;
+    }
 }
 
-static int cache_load(bw_matcher_t *m, const char *path, unsigned char *mode, hs_database_t **db)
+/* A cache file: the magic, the 32-digit key (the file name says it too, but
+ * the content is what is trusted), one kind byte per pattern, the
+ * serialized database. */
+static int cache_load(bw_matcher_t *m, const char *path, const char *key, unsigned char *mode,
+                      hs_database_t **db)
 {
     apr_file_t *f;
     apr_finfo_t fi;
     char *buf;
     apr_size_t n;
-    size_t np = (size_t)m->pats->nelts, head = sizeof(MX_CACHE_MAGIC) - 1;
+    size_t np = (size_t)m->pats->nelts, head = sizeof(MX_CACHE_MAGIC) - 1 + 32;
     if (apr_file_open(&f, path, APR_READ | APR_BINARY, 0, m->pool) != APR_SUCCESS)
         return 0;
     if (apr_file_info_get(&fi, APR_FINFO_SIZE, f) != APR_SUCCESS
@@ -235,7 +291,8 @@ static int cache_load(bw_matcher_t *m, const char *path, unsigned char *mode, hs
     n = (apr_size_t)fi.size;
     buf = apr_palloc(m->pool, n);
     if (apr_file_read_full(f, buf, n, &n) != APR_SUCCESS || n != (apr_size_t)fi.size
-        || memcmp(buf, MX_CACHE_MAGIC, head) != 0) {
+        || memcmp(buf, MX_CACHE_MAGIC, sizeof(MX_CACHE_MAGIC) - 1) != 0
+        || memcmp(buf + sizeof(MX_CACHE_MAGIC) - 1, key, 32) != 0) {
         apr_file_close(f);
         return 0;
     }
@@ -245,8 +302,8 @@ static int cache_load(bw_matcher_t *m, const char *path, unsigned char *mode, hs
 }
 
 /* Write to a temporary name, then rename: readers never see half a file. */
-static void cache_store(bw_matcher_t *m, const char *path, const unsigned char *mode,
-                        const hs_database_t *db)
+static void cache_store(bw_matcher_t *m, const char *path, const char *key,
+                        const unsigned char *mode, const hs_database_t *db)
 {
     char *bytes = NULL, *tmp;
     size_t len = 0;
@@ -260,6 +317,7 @@ static void cache_store(bw_matcher_t *m, const char *path, const unsigned char *
                        APR_FPROT_OS_DEFAULT, m->pool) == APR_SUCCESS;
     if (ok) {
         ok = apr_file_write_full(f, MX_CACHE_MAGIC, sizeof(MX_CACHE_MAGIC) - 1, &w) == APR_SUCCESS
+          && apr_file_write_full(f, key, 32, &w) == APR_SUCCESS
           && apr_file_write_full(f, mode, (apr_size_t)m->pats->nelts, &w) == APR_SUCCESS
           && apr_file_write_full(f, bytes, len, &w) == APR_SUCCESS;
         ok = apr_file_close(f) == APR_SUCCESS && ok;
@@ -292,8 +350,8 @@ static hs_database_t *compile_db(bw_matcher_t *m, unsigned char *mode, const cha
         build_exprs(m, mode, &e);
         if (!e.n)
             return NULL;
-        if (hs_compile_multi(e.expr, e.flags, e.ids, (unsigned)e.n, HS_MODE_BLOCK, NULL, &db, &ce)
-            == HS_SUCCESS)
+        if (hs_compile_multi(e.expr, e.flags, e.ids, (unsigned)e.n, HS_MODE_BLOCK, &runtime()->target,
+                             &db, &ce) == HS_SUCCESS)
             return db;
         if (ce->expression < 0 || ce->expression >= e.n) {
             *warning = apr_psprintf(m->pool, "multi-pattern database not compiled (%s): "
@@ -318,21 +376,23 @@ void bw_mx_compile(bw_matcher_t *m, const char *cache_dir, const char **warning)
     const mx_pat_t *pats = (const mx_pat_t *)m->pats->elts;
     unsigned char *mode = apr_pcalloc(m->pool, (size_t)m->pats->nelts + 1);
     hs_impl_t *im = apr_pcalloc(m->pool, sizeof(*im));
-    const char *path = NULL;
+    const char *path = NULL, *key = NULL;
     int i;
 
     m->impl = im;
     apr_pool_cleanup_register(m->pool, im, free_db, apr_pool_cleanup_null);
-    if (cache_dir && *cache_dir)
-        path = apr_psprintf(m->pool, "%s/bulwark-%s.hsdb", cache_dir, cache_key(m->pool, m));
-    if (path && cache_load(m, path, mode, &im->db)) {
+    if (cache_dir && *cache_dir) {
+        key = cache_key(m->pool, m);
+        path = apr_psprintf(m->pool, "%s/bulwark-%s.hsdb", cache_dir, key);
+    }
+    if (path && cache_load(m, path, key, mode, &im->db)) {
         m->info.from_cache = 1;
     } else {
         for (i = 0; i < m->pats->nelts; i++)
             mode[i] = (unsigned char)(pats[i].kind == MX_PHRASE ? MX_EXACT : classify_regex(&pats[i]));
         im->db = compile_db(m, mode, warning);
         if (im->db && path)
-            cache_store(m, path, mode, im->db);
+            cache_store(m, path, key, mode, im->db);
     }
     if (im->db && !proto_grow(im->db)) {
         *warning = "no scratch space for the multi-pattern database: operators run one by one";
@@ -352,6 +412,7 @@ void bw_mx_compile(bw_matcher_t *m, const char *cache_dir, const char **warning)
 
 /* ---- scan ---------------------------------------------------------------------- */
 
+
 static int on_match(unsigned int id, unsigned long long from, unsigned long long to,
                     unsigned int flags, void *ctx)
 {
@@ -368,11 +429,11 @@ int bw_mx_scan(const bw_matcher_t *m, bw_str_t value, uint64_t *hits)
         return 1;
     if (value.len > 0xffffffffu || !(s = thread_scratch()))
         return 0;
-    return hs_scan(im->db, value.data ? value.data : "", (unsigned int)value.len, 0, s,
-                   on_match, hits) == HS_SUCCESS;
+    return runtime()->scan(im->db, value.data ? value.data : "", (unsigned int)value.len, 0, s,
+                           on_match, hits) == HS_SUCCESS;
 }
 
 const char *bw_matcher_engine(void)
 {
-    return "vectorscan";
+    return runtime()->name;
 }

@@ -16,15 +16,18 @@
 #include <string.h>
 #include "program/bw_prog.h"
 
-typedef struct {
+typedef bw_cc_t cc_t;
+
+struct bw_cc_s {
     bw_program_t *prog;
     apr_pool_t *p;
     apr_hash_t *crules;        /* bw_rule_t* -> bw_crule_t* */
     apr_hash_t *nodes;         /* (parent, tfn) -> node index + 1 */
     apr_hash_t *srcs;          /* (var id, lower-case selector) -> source index + 1 */
-    apr_hash_t *units;         /* group* -> unit index + 1 */
+    apr_hash_t *units;         /* matcher* -> unit index + 1 */
     apr_array_header_t *node_arr, *src_arr, *unit_arr;
-} cc_t;
+    apr_array_header_t *all;   /* bw_crule_t*: every link compiled */
+};
 
 /* ---- the chain trie ------------------------------------------------------ */
 
@@ -81,16 +84,17 @@ static int source_of(cc_t *cc, const bw_target_t *t)
 
 /* ---- rules ------------------------------------------------------------------- */
 
-static int unit_of(cc_t *cc, const bw_scan_group_t *g)
+static int unit_of(cc_t *cc, const bw_scan_ref_t *g)
 {
-    intptr_t idx = (intptr_t)apr_hash_get(cc->units, &g, sizeof(g));
+    const bw_matcher_t *m = g->m;
+    intptr_t idx = (intptr_t)apr_hash_get(cc->units, &m, sizeof(m));
     if (!idx) {
         bw_unit_t *u = apr_array_push(cc->unit_arr);
         u->m = g->m;
         u->node = intern_chain(cc, g->tfns, g->ntfns);
         u->nwords = bw_matcher_words(g->m);
         idx = cc->unit_arr->nelts;
-        apr_hash_set(cc->units, apr_pmemdup(cc->p, &g, sizeof(g)), sizeof(g), (void *)idx);
+        apr_hash_set(cc->units, apr_pmemdup(cc->p, &m, sizeof(m)), sizeof(m), (void *)idx);
     }
     return (int)idx - 1;
 }
@@ -114,15 +118,7 @@ static const bw_crule_t *compile_link(cc_t *cc, const bw_rule_t *r)
             c->flags |= BW_CR_EXCL;
     }
     c->tsrc = tsrc;
-    if (r->scan_group && !(cc->prog->flags & BW_PROG_NO_SCAN)) {
-        const uint64_t *exact = bw_matcher_exact(r->scan_group->m);
-        c->unit = unit_of(cc, r->scan_group);
-        c->bit = r->scan_bit;
-        if (!r->op_negated && !r->multi_match)
-            c->flags |= BW_CR_SCAN;
-        if (exact[c->bit / 64] & ((uint64_t)1 << (c->bit % 64)))
-            c->flags |= BW_CR_EXACT;
-    }
+    *(bw_crule_t **)apr_array_push(cc->all) = c;
     if (r->chain_next)
         c->next = compile_link(cc, r->chain_next);
     return c;
@@ -181,27 +177,55 @@ static void compile_phase(cc_t *cc, int ph)
     }
 }
 
+static void publish(cc_t *cc)
+{
+    bw_program_t *prog = cc->prog;
+    prog->nnodes = cc->node_arr->nelts;
+    prog->nodes = (bw_pnode_t *)cc->node_arr->elts;
+    prog->nsrc = cc->src_arr->nelts;
+    prog->srcs = (bw_source_t *)cc->src_arr->elts;
+    prog->nunits = cc->unit_arr->nelts;
+    prog->units = (bw_unit_t *)cc->unit_arr->elts;
+}
+
 const char *bw_program_compile(bw_program_t *prog)
 {
-    cc_t cc;
+    cc_t *cc = apr_pcalloc(prog->pool, sizeof(*cc));
     int ph;
-    memset(&cc, 0, sizeof(cc));
-    cc.prog = prog;
-    cc.p = prog->pool;
-    cc.crules = apr_hash_make(cc.p);
-    cc.nodes = apr_hash_make(cc.p);
-    cc.srcs = apr_hash_make(cc.p);
-    cc.units = apr_hash_make(cc.p);
-    cc.node_arr = apr_array_make(cc.p, 64, sizeof(bw_pnode_t));
-    cc.src_arr = apr_array_make(cc.p, 32, sizeof(bw_source_t));
-    cc.unit_arr = apr_array_make(cc.p, 16, sizeof(bw_unit_t));
+    cc->prog = prog;
+    cc->p = prog->pool;
+    cc->crules = apr_hash_make(cc->p);
+    cc->nodes = apr_hash_make(cc->p);
+    cc->srcs = apr_hash_make(cc->p);
+    cc->units = apr_hash_make(cc->p);
+    cc->node_arr = apr_array_make(cc->p, 64, sizeof(bw_pnode_t));
+    cc->src_arr = apr_array_make(cc->p, 32, sizeof(bw_source_t));
+    cc->unit_arr = apr_array_make(cc->p, 16, sizeof(bw_unit_t));
+    cc->all = apr_array_make(cc->p, 256, sizeof(bw_crule_t *));
     for (ph = 1; ph <= BW_PHASES; ph++)
-        compile_phase(&cc, ph);
-    prog->nnodes = cc.node_arr->nelts;
-    prog->nodes = (bw_pnode_t *)cc.node_arr->elts;
-    prog->nsrc = cc.src_arr->nelts;
-    prog->srcs = (bw_source_t *)cc.src_arr->elts;
-    prog->nunits = cc.unit_arr->nelts;
-    prog->units = (bw_unit_t *)cc.unit_arr->elts;
+        compile_phase(cc, ph);
+    prog->cc = cc;
+    publish(cc);
     return NULL;
+}
+
+void bw_program_link_scan(bw_program_t *prog)
+{
+    cc_t *cc = prog->cc;
+    int i;
+    if (prog->flags & BW_PROG_NO_SCAN)
+        return;
+    for (i = 0; i < cc->all->nelts; i++) {
+        bw_crule_t *c = ((bw_crule_t **)cc->all->elts)[i];
+        const bw_scan_ref_t *ref = bw_scan_lookup(prog, c->r);
+        if (!ref)
+            continue;
+        c->unit = unit_of(cc, ref);
+        c->bit = ref->bit;
+        if (!c->r->op_negated && !c->r->multi_match)
+            c->flags |= BW_CR_SCAN;
+        if (bw_matcher_exact(ref->m)[c->bit / 64] & ((uint64_t)1 << (c->bit % 64)))
+            c->flags |= BW_CR_EXACT;
+    }
+    publish(cc);
 }

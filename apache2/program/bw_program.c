@@ -103,7 +103,6 @@ static const char *apply_item(bw_program_t *prog, const bw_item_t *it)
                     c = clone_rule(prog->pool, r);
                     if (it->kind == BW_ITEM_UPDATE_ACTION_ID) {
                         err = update_actions(prog->pool, c, it);
-                        c->scan_group = NULL;   /* its chain may have changed */
                     } else {
                         update_targets(prog->pool, c, it);
                     }
@@ -142,9 +141,9 @@ bw_program_t *bw_program_build_ex(apr_pool_t *pool, const bw_program_t *parent,
     int ph, i;
 
     prog->flags = flags;
+    prog->parent = parent;
     bw_settings_init_unset(&unset);
     bw_settings_merge(&prog->settings, parent ? &parent->settings : &unset, &cfg->settings);
-    bw_scan_prepare(cfg, prog->settings.scan_cache_dir);
     if (parent && prog->settings.rule_inheritance != 0) {
         for (ph = 1; ph <= BW_PHASES; ph++) {
             const apr_array_header_t *src = parent->phase[ph];
@@ -177,6 +176,12 @@ bw_program_t *bw_program_build_ex(apr_pool_t *pool, const bw_program_t *parent,
     *err = (char *)bw_program_compile(prog);
     if (*err)
         return NULL;
+    if (!(flags & BW_PROG_NO_FOLD))
+        bw_program_fold(prog, parent);
+    if (!(flags & BW_PROG_NO_SCAN)) {
+        bw_scan_build(prog, cfg->warnings);
+        bw_program_link_scan(prog);
+    }
     return prog;
 }
 

@@ -504,14 +504,55 @@ static int run_chain(bw_tx_t *tx, const bw_crule_t *starter)
     return 1;
 }
 
+/* A folded slot that matches: its TX changes, computed at start-up, and
+ * MATCHED_VAR as the match would have left it. */
+static void apply_slot(bw_tx_t *tx, const bw_slot_t *s)
+{
+    int k;
+    for (k = 0; k < s->nfx; k++) {
+        if (s->fx[k].unset)
+            bw_coll_unset(tx->tx_coll, s->fx[k].name);
+        else
+            bw_coll_set(tx->pool, tx->tx_coll, s->fx[k].name, s->fx[k].value);
+    }
+    if (s->replay_mv) {
+        tx->matched_var = s->mv;
+        tx->has_matched_var = s->has_mv;
+        tx->matched_var_name = NULL;
+    }
+}
+
+/* Where phase 1 starts: past the folded slots every transaction runs the
+ * same way, with TX as they leave it (when TX is still empty, as it is). */
+static int phase1_start(bw_tx_t *tx)
+{
+    const bw_program_t *prog = tx->prog;
+    if (!prog->tx_image || tx->tx_coll->order->nelts)
+        return 0;
+    bw_coll_load_image(tx->pool, tx->tx_coll, prog->tx_image);
+    if (prog->start_mv)
+        apply_slot(tx, &(bw_slot_t){ .replay_mv = 1, .has_mv = prog->start_mv->has_mv,
+                                     .mv = prog->start_mv->mv });
+    return prog->phase1_start;
+}
+
 int bw_tx_exec_phase(bw_tx_t *tx, int phase)
 {
     const bw_code_t *code = &tx->prog->code[phase];
-    int i = 0;
+    int i;
     tx->cur_phase = phase;
+    i = phase == BW_PHASE_REQUEST_HEADERS ? phase1_start(tx) : 0;
     while (i < code->n) {
         const bw_slot_t *s = &code->slots[i];
         int rc;
+        /* a DEAD slot is never reached; were it, running it is what the
+         * unfolded program does */
+        if (s->kind == BW_SLOT_NOP || s->kind == BW_SLOT_APPLY) {
+            if (s->kind == BW_SLOT_APPLY)
+                apply_slot(tx, s);
+            i = s->next;
+            continue;
+        }
         if (tx->removals->nelts && bw_tx_rule_removed(tx, s->cr->r)) {
             i++;
             continue;

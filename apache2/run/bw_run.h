@@ -12,28 +12,11 @@
 
 #include "program/bw_prog.h"
 #include "body/bw_body.h"
+#include "base/bw_coll.h"
 
 /* ---- collections -------------------------------------------------------- */
 
-/* A keyed collection (TX, IP, SESSION…): case-insensitive keys. */
-typedef struct bw_coll_s {
-    const char *name;        /* "TX" */
-    bw_kv_t **slots;         /* open addressing, case-insensitive (bw_coll.c) */
-    size_t cap, used;
-    apr_array_header_t *order; /* bw_kv_t* in insertion order; an unset entry
-                                  has name.data == NULL */
-    /* persistent collections (bw_persist.c); NULL otherwise */
-    const char *path;        /* record file under SecDataDir */
-    apr_hash_t *orig;        /* lowercase name -> bw_kv_t* as loaded */
-    apr_hash_t *abs_set;     /* lowercase name -> "1": set outright, not only += / -= */
-    int dirty;               /* changed by this transaction: store it */
-} bw_coll_t;
 
-bw_coll_t *bw_coll_create(apr_pool_t *p, const char *name);
-const bw_kv_t *bw_coll_get(const bw_coll_t *c, bw_str_t key);
-void bw_coll_set(apr_pool_t *p, bw_coll_t *c, bw_str_t key, bw_str_t value);
-void bw_coll_unset(bw_coll_t *c, bw_str_t key);
-void bw_coll_clear(apr_pool_t *p, bw_coll_t *c);
 
 /* Persistent collections: load at initcol (registers the collection in the
  * transaction), remember outright assignments, store all at the end. */

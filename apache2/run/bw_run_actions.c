@@ -8,20 +8,6 @@
 #include <ctype.h>
 #include "run/bw_run.h"
 
-/* ModSecurity's numbers: leading space, sign, digits; anything else 0. */
-static long to_num(bw_str_t s)
-{
-    size_t i = 0;
-    long v = 0;
-    int neg = 0;
-    while (i < s.len && isspace((unsigned char)s.data[i]))
-        i++;
-    if (i < s.len && (s.data[i] == '-' || s.data[i] == '+'))
-        neg = s.data[i++] == '-';
-    while (i < s.len && s.data[i] >= '0' && s.data[i] <= '9' && v < 100000000000L)
-        v = v * 10 + (s.data[i++] - '0');
-    return neg ? -v : v;
-}
 
 static void x_setvar(bw_tx_t *tx, const bw_rule_t *rule, const bw_action_t *a)
 {
@@ -43,10 +29,10 @@ static void x_setvar(bw_tx_t *tx, const bw_rule_t *rule, const bw_action_t *a)
     }
     {
         const bw_kv_t *kv = bw_coll_get(c, name);
-        cur = kv ? to_num(kv->value) : 0;
+        cur = kv ? bw_str_to_num(kv->value) : 0;
     }
     bw_persist_mark_delta(c);
-    cur = sv->op == BW_SV_ADD ? cur + to_num(val) : cur - to_num(val);
+    cur = sv->op == BW_SV_ADD ? cur + bw_str_to_num(val) : cur - bw_str_to_num(val);
     bw_coll_set(tx->pool, c, name, bw_str_make(apr_ltoa(tx->pool, cur)));
 }
 
@@ -74,7 +60,7 @@ static void x_coll_timed(bw_tx_t *tx, const bw_rule_t *rule, const bw_action_t *
     if (sv->op == BW_SV_SET) {
         /* expirevar: NAME disappears when the record is next read after now+N */
         bw_str_t key = bw_str_make(apr_pstrcat(tx->pool, "__expire_", bw_str_pdup(tx->pool, name), NULL));
-        bw_coll_set(tx->pool, c, key, bw_str_make(apr_ltoa(tx->pool, now + to_num(val))));
+        bw_coll_set(tx->pool, c, key, bw_str_make(apr_ltoa(tx->pool, now + bw_str_to_num(val))));
         bw_persist_mark_set(tx, c, key);
         return;
     }
@@ -83,11 +69,11 @@ static void x_coll_timed(bw_tx_t *tx, const bw_rule_t *rule, const bw_action_t *
          * record's last update */
         const char *slash = memchr(val.data, '/', val.len);
         const bw_kv_t *cur = bw_coll_get(c, name), *last = bw_coll_get(c, bw_str_make("LAST_UPDATE_TIME"));
-        long n = to_num(val), per = slash ? to_num(bw_str_n(slash + 1, val.len - (size_t)(slash + 1 - val.data))) : 0;
-        long elapsed = last ? now - to_num(last->value) : 0, v;
+        long n = bw_str_to_num(val), per = slash ? bw_str_to_num(bw_str_n(slash + 1, val.len - (size_t)(slash + 1 - val.data))) : 0;
+        long elapsed = last ? now - bw_str_to_num(last->value) : 0, v;
         if (!cur || per <= 0 || elapsed < per)
             return;
-        v = to_num(cur->value) - n * (elapsed / per);
+        v = bw_str_to_num(cur->value) - n * (elapsed / per);
         bw_coll_set(tx->pool, c, name, bw_str_make(apr_ltoa(tx->pool, v < 0 ? 0 : v)));
         bw_persist_mark_set(tx, c, name);
     }

@@ -73,6 +73,13 @@ def shared_dir():
     return os.path.abspath(os.environ.get("BW_SHARED", os.path.join(REPO, "..", "shared")))
 
 
+def scan_cache_dir():
+    """Where every run keeps Bulwark's compiled scan databases."""
+    d = os.path.abspath(os.environ.get("BW_SCAN_CACHE", os.path.join(REPO, "build", "scan-cache")))
+    os.makedirs(d, mode=0o700, exist_ok=True)
+    return d
+
+
 def free_port():
     """A TCP port on 127.0.0.1 that is free right now."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
@@ -333,6 +340,10 @@ def waf_conf_lines(cfg):
         lines.append("Include %s" % os.path.abspath(cfg.engine_conf))
     for rf in cfg.rule_files:
         lines.append("Include %s" % os.path.abspath(rf))
+    if cfg.engine == "bulwark":
+        # Compiled multi-pattern databases are kept for the next Apache this
+        # harness starts: compiling CRS takes seconds, loading it milliseconds.
+        lines.append("SecScanCacheDir %s" % scan_cache_dir())
     return lines
 
 

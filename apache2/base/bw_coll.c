@@ -1,13 +1,13 @@
 /*
- * Keyed collections (TX, IP, SESSION…): case-insensitive keys that keep the
- * spelling they were first set with, insertion order for listing.
+ * Keyed collections (see bw_coll.h).
  *
  * CRS reads and writes TX variables hundreds of times per request, so the
  * table is our own: open addressing with an ASCII case-insensitive hash and
  * compare, so a lookup neither lowercases nor allocates.
  */
 #include <string.h>
-#include "run/bw_run.h"
+#include <ctype.h>
+#include "base/bw_coll.h"
 
 static inline unsigned char lc(unsigned char c)
 {
@@ -108,4 +108,54 @@ void bw_coll_clear(apr_pool_t *p, bw_coll_t *c)
 {
     c->order = apr_array_make(p, 16, sizeof(bw_kv_t *));
     table_init(p, c, 32);
+}
+
+bw_coll_image_t *bw_coll_image(apr_pool_t *p, const bw_coll_t *c)
+{
+    bw_coll_image_t *im = apr_pcalloc(p, sizeof(*im));
+    int n = c->order->nelts, i;
+    size_t k;
+    im->cap = c->cap;
+    im->used = c->used;
+    im->n = n;
+    im->kv = apr_palloc(p, sizeof(bw_kv_t) * (size_t)(n + 1));
+    im->slot = apr_palloc(p, sizeof(int) * c->cap);
+    for (i = 0; i < n; i++)
+        im->kv[i] = *((bw_kv_t **)c->order->elts)[i];
+    for (k = 0; k < c->cap; k++) {
+        im->slot[k] = -1;
+        for (i = 0; c->slots[k] && i < n; i++)
+            if (((bw_kv_t **)c->order->elts)[i] == c->slots[k])
+                im->slot[k] = i;
+    }
+    return im;
+}
+
+void bw_coll_load_image(apr_pool_t *p, bw_coll_t *c, const bw_coll_image_t *im)
+{
+    bw_kv_t *kv = apr_pmemdup(p, im->kv, sizeof(bw_kv_t) * (size_t)(im->n + 1));
+    int i;
+    size_t k;
+    c->cap = im->cap;
+    c->used = im->used;
+    c->slots = apr_palloc(p, sizeof(bw_kv_t *) * im->cap);
+    for (k = 0; k < im->cap; k++)
+        c->slots[k] = im->slot[k] >= 0 ? &kv[im->slot[k]] : NULL;
+    c->order = apr_array_make(p, im->n > 16 ? im->n : 16, sizeof(bw_kv_t *));
+    for (i = 0; i < im->n; i++)
+        *(bw_kv_t **)apr_array_push(c->order) = &kv[i];
+}
+
+long bw_str_to_num(bw_str_t s)
+{
+    size_t i = 0;
+    long v = 0;
+    int neg = 0;
+    while (i < s.len && isspace((unsigned char)s.data[i]))
+        i++;
+    if (i < s.len && (s.data[i] == '-' || s.data[i] == '+'))
+        neg = s.data[i++] == '-';
+    while (i < s.len && s.data[i] >= '0' && s.data[i] <= '9' && v < 100000000000L)
+        v = v * 10 + (s.data[i++] - '0');
+    return neg ? -v : v;
 }
