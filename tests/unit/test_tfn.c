@@ -62,17 +62,6 @@ static const char *show(apr_pool_t *p, bw_str_t s)
     return buf;
 }
 
-static int hexdig(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 /* Decode a vector payload: \\ \xHH \n \r \t \s (space). Returns -1 on an
  * unknown or truncated escape, so a typo in a data file fails loudly. */
 static int unescape(const char *src, size_t n, char *dst, size_t *out_len)
@@ -94,8 +83,8 @@ static int unescape(const char *src, size_t n, char *dst, size_t *out_len)
         case 't': dst[len++] = '\t'; break;
         case 's': dst[len++] = ' '; break;
         case 'x':
-            if (n - i < 4 || (hi = hexdig(src[i + 2])) < 0
-                || (lo = hexdig(src[i + 3])) < 0)
+            if (n - i < 4 || (hi = bw_hexval(src[i + 2])) < 0
+                || (lo = bw_hexval(src[i + 3])) < 0)
                 return -1;
             dst[len++] = (char)(hi * 16 + lo);
             i += 2;
