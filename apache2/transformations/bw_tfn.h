@@ -25,17 +25,53 @@ typedef struct bw_tfn_env_s {
 typedef int (*bw_tfn_fn_t)(const bw_tfn_env_t *env, apr_pool_t *pool,
                            bw_str_t in, bw_str_t *out);
 
+/* A set of byte values: byte c is in the set when bit c % 64 of w[c / 64]
+ * is. Used both for "the bytes a value contains" (bw_byteset_of) and for
+ * "the bytes that can make a transformation act". */
+typedef struct {
+    uint64_t w[4];
+} bw_byteset_t;
+
+/* Compile-time sets, for static const initialisers (no start-up code):
+ * BW_BYTESET(F) is the set whose word k is F(k), F being a function-like
+ * macro that ORs BW_BS_RANGE(k, lo, hi) and BW_BS_BYTE(k, c) terms:
+ *     #define QUOTES(k) (BW_BS_BYTE(k, '"') | BW_BS_BYTE(k, '\''))
+ *     static const bw_byteset_t quotes = BW_BYTESET(QUOTES);
+ * Bytes are 0..255; char constants such as '\xA0' are taken as unsigned. */
+#define BW_BS_U8(c) ((int)(unsigned char)(c))
+#define BW_BS_CLAMP63(x) ((x) < 0 ? 0 : (x) > 63 ? 63 : (x))
+#define BW_BS_RANGE(k, lo, hi)                                         \
+    ((BW_BS_U8(lo) > 64 * (k) + 63 || BW_BS_U8(hi) < 64 * (k))         \
+         ? (uint64_t)0                                                 \
+         : (~(uint64_t)0 << BW_BS_CLAMP63(BW_BS_U8(lo) - 64 * (k)))    \
+               & (~(uint64_t)0                                         \
+                  >> (63 - BW_BS_CLAMP63(BW_BS_U8(hi) - 64 * (k)))))
+#define BW_BS_BYTE(k, c) BW_BS_RANGE(k, c, c)
+#define BW_BYTESET(F) { { F(0), F(1), F(2), F(3) } }
+
 typedef struct bw_tfn_def_s {
     const char *name;   /* as spelt in rules, e.g. "urlDecodeUni" */
     bw_tfn_fn_t fn;
 } bw_tfn_def_t;
+
+/* Sets *out to the set of bytes s contains. One pass over s, meant to run
+ * once per value: the set stays valid along a chain for as long as each
+ * transformation hands the value back unchanged (out == in), and is shared
+ * by every chain the value goes through. A value a transformation changed
+ * needs its own set. */
+void bw_byteset_of(bw_str_t s, bw_byteset_t *out);
+
+static inline int bw_byteset_has(const bw_byteset_t *set, unsigned char c)
+{
+    return (int)((set->w[c >> 6] >> (c & 63)) & 1);
+}
 
 /* Case-insensitive lookup ("base64decode" finds base64Decode, as
  * ModSecurity does). "none" is not a transformation: the rule parser handles
  * it. Returns NULL for an unknown name. */
 const bw_tfn_def_t *bw_tfn_lookup(const char *name);
 
-/* The registry, for listing (bulwark --help, tests). Ends with {NULL, NULL}. */
+/* The registry, for listing (bulwark --help, tests). Ends with NULL. */
 extern const bw_tfn_def_t *const bw_tfn_registry[];
 
 /* Load a ModSecurity unicode.mapping file and select code page `codepage`

@@ -7,6 +7,7 @@
  *  - the same invariants over generated inputs made of the bytes decoders
  *    care about, each in a malloc'd buffer of exactly its length so that
  *    ASan catches any read past it;
+ *  - bw_byteset_of and the compile-time byte sets;
  *  - the registry (every ModSecurity 2.9 name, case-insensitive lookup) and
  *    the unicode map loader.
  * Data directory: $BW_TEST_DATA/tfn, else tests/unit/data/tfn beside this
@@ -387,6 +388,50 @@ START_TEST(test_round_trips)
 END_TEST
 
 /* ------------------------------------------------------------------------ */
+/* byte sets                                                                */
+
+/* BW_BYTESET and its terms: a range across every word boundary, the first
+ * and last byte, a char constant above 0x7F. */
+#define MACRO_TEST_SET(k)                                                    \
+    (BW_BS_RANGE(k, 0x3E, 0xC1) | BW_BS_BYTE(k, 0) | BW_BS_BYTE(k, '\xFF')   \
+     | BW_BS_BYTE(k, '\xE0'))
+static const bw_byteset_t macro_test_set = BW_BYTESET(MACRO_TEST_SET);
+
+/* bw_byteset_of against a byte-by-byte loop, with lengths across its
+ * switches between loops (0 to 299 bytes) and alphabets of 1 to 256 bytes;
+ * and the compile-time set above. */
+START_TEST(test_byteset)
+{
+    static const unsigned spans[] = { 1, 3, 26, 64, 128, 256 };
+    unsigned long state = 0xb17e5e7UL;
+    bw_byteset_t got, want;
+    unsigned char buf[300];
+    unsigned base, span;
+    size_t len, i;
+    int k, c;
+
+    for (k = 0; k < 20000; k++) {
+        len = lcg_next(&state) % sizeof(buf);
+        span = spans[lcg_next(&state) % 6];
+        base = (unsigned)lcg_next(&state) % 256;
+        memset(&want, 0, sizeof(want));
+        for (i = 0; i < len; i++) {
+            buf[i] = (unsigned char)(base + lcg_next(&state) % span);
+            want.w[buf[i] / 64] |= (uint64_t)1 << (buf[i] % 64);
+        }
+        memset(&got, 0xA5, sizeof(got));
+        bw_byteset_of(bw_str_n((const char *)buf, len), &got);
+        ck_assert_msg(memcmp(&got, &want, sizeof(got)) == 0, "set of %s",
+                      show(root_pool, bw_str_n((const char *)buf, len)));
+    }
+    for (c = 0; c < 256; c++)
+        ck_assert_msg(bw_byteset_has(&macro_test_set, (unsigned char)c)
+                      == ((c >= 0x3E && c <= 0xC1) || c == 0 || c == 0xFF
+                          || c == 0xE0), "BW_BYTESET: byte 0x%02x", c);
+}
+END_TEST
+
+/* ------------------------------------------------------------------------ */
 /* large inputs                                                             */
 
 /* times copies of the n bytes at unit, NUL-terminated. */
@@ -594,6 +639,7 @@ static Suite *tfn_suite(void)
     tcase_add_loop_test(tc, test_vectors, 0, n);
     tcase_add_loop_test(tc, test_generated, 0, n);
     tcase_add_test(tc, test_round_trips);
+    tcase_add_test(tc, test_byteset);
     tcase_add_test(tc, test_large_inputs);
     tcase_add_test(tc, test_unicode_map);
     tcase_add_test(tc, test_unicode_map_debian);
