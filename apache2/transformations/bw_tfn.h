@@ -27,7 +27,7 @@ typedef int (*bw_tfn_fn_t)(const bw_tfn_env_t *env, apr_pool_t *pool,
 
 /* A set of byte values: byte c is in the set when bit c % 64 of w[c / 64]
  * is. Used both for "the bytes a value contains" (bw_byteset_of) and for
- * "the bytes that can make a transformation act". */
+ * "the bytes that can make a transformation act" (bw_tfn_def_t.triggers). */
 typedef struct {
     uint64_t w[4];
 } bw_byteset_t;
@@ -52,6 +52,22 @@ typedef struct {
 typedef struct bw_tfn_def_s {
     const char *name;   /* as spelt in rules, e.g. "urlDecodeUni" */
     bw_tfn_fn_t fn;
+    /* The "cannot change" contract, which lets a caller skip fn in O(1):
+     * when always is 0 and the input contains no byte of triggers, fn
+     * returns 0 and sets *out to in itself (same data pointer, same
+     * length), for every input and every env (unicode map or none). A
+     * trigger byte being present only means "call fn": it may still leave
+     * the value alone. Each set is minimal: no byte could be dropped
+     * without breaking the contract (urlDecode: '%' '+'; lowercase: A-Z);
+     * where there is a choice (sqlHexDecode: '0', or 'x' and 'X'), the
+     * bytes rarer in benign values. tests/unit/test_tfn.c checks the
+     * contract on generated inputs and, for every byte of every set, shows
+     * an input whose only trigger byte it is and that fn changes. */
+    bw_byteset_t triggers;
+    /* 1 when no trigger set is useful because (nearly) every input changes
+     * (md5, base64Encode, length…): callers always run fn. triggers is then
+     * empty. */
+    int always;
 } bw_tfn_def_t;
 
 /* Sets *out to the set of bytes s contains. One pass over s, meant to run
@@ -64,6 +80,18 @@ void bw_byteset_of(bw_str_t s, bw_byteset_t *out);
 static inline int bw_byteset_has(const bw_byteset_t *set, unsigned char c)
 {
     return (int)((set->w[c >> 6] >> (c & 63)) & 1);
+}
+
+/* 0 when def cannot change a value whose bytes are present (see triggers),
+ * so that calling def->fn can be skipped; 1 when it may. */
+static inline int bw_tfn_may_change(const bw_tfn_def_t *def,
+                                    const bw_byteset_t *present)
+{
+    return def->always
+           || ((def->triggers.w[0] & present->w[0])
+               | (def->triggers.w[1] & present->w[1])
+               | (def->triggers.w[2] & present->w[2])
+               | (def->triggers.w[3] & present->w[3])) != 0;
 }
 
 /* Case-insensitive lookup ("base64decode" finds base64Decode, as

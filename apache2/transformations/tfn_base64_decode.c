@@ -68,6 +68,8 @@ static int base64_decode_ext(const bw_tfn_env_t *env, apr_pool_t *pool,
     return b64_decode(pool, in, out, 1);
 }
 
-const bw_tfn_def_t bw_tfn_base64_decode = { "base64Decode", base64_decode };
-const bw_tfn_def_t bw_tfn_base64_decode_ext = { "base64DecodeExt",
-                                                base64_decode_ext };
+/* No trigger set: any non-empty input changes (its length at least). */
+const bw_tfn_def_t bw_tfn_base64_decode = TFN_DEF_ALWAYS("base64Decode",
+                                                         base64_decode);
+const bw_tfn_def_t bw_tfn_base64_decode_ext =
+    TFN_DEF_ALWAYS("base64DecodeExt", base64_decode_ext);

@@ -42,4 +42,15 @@ static int cmd_line(const bw_tfn_env_t *env, apr_pool_t *pool, bw_str_t in,
     return tfn_out_finish(&o, out);
 }
 
-const bw_tfn_def_t bw_tfn_cmd_line = { "cmdLine", cmd_line };
+/* Triggers: the deleted bytes, the separators and A-Z, each of which changes
+ * an input on its own ("a^", "a,", "A"; the space as "a  b"). Without them
+ * nothing is deleted, lowered or turned into a space, and '/' '(' only
+ * drop a separator space written before them. */
+#define CMD_LINE_TRIGGERS(k)                                                 \
+    (BW_BS_BYTE(k, '\\') | BW_BS_BYTE(k, '"') | BW_BS_BYTE(k, '\'')          \
+     | BW_BS_BYTE(k, '^') | BW_BS_BYTE(k, ' ') | BW_BS_BYTE(k, ',')          \
+     | BW_BS_BYTE(k, ';') | BW_BS_BYTE(k, '\t') | BW_BS_BYTE(k, '\r')        \
+     | BW_BS_BYTE(k, '\n') | BW_BS_RANGE(k, 'A', 'Z'))
+
+const bw_tfn_def_t bw_tfn_cmd_line = TFN_DEF("cmdLine", cmd_line,
+                                             CMD_LINE_TRIGGERS);

@@ -29,5 +29,9 @@ static int compress_whitespace(const bw_tfn_env_t *env, apr_pool_t *pool,
     return tfn_out_finish(&o, out);
 }
 
-const bw_tfn_def_t bw_tfn_compress_whitespace = { "compressWhitespace",
-                                                  compress_whitespace };
+/* Triggers: the white-space bytes. All but the space change on their own;
+ * a space changes an input only next to other white space ("a  b"). */
+#define COMPRESS_TRIGGERS(k) (TFN_SPACE_BYTES(k) | BW_BS_BYTE(k, 0xA0))
+
+const bw_tfn_def_t bw_tfn_compress_whitespace =
+    TFN_DEF("compressWhitespace", compress_whitespace, COMPRESS_TRIGGERS);

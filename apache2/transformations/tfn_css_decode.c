@@ -76,4 +76,8 @@ static int css_decode(const bw_tfn_env_t *env, apr_pool_t *pool, bw_str_t in,
     return tfn_out_finish(&o, out);
 }
 
-const bw_tfn_def_t bw_tfn_css_decode = { "cssDecode", css_decode };
+/* Triggers: every escape starts with a backslash; other bytes are copied. */
+#define CSS_TRIGGERS(k) BW_BS_BYTE(k, '\\')
+
+const bw_tfn_def_t bw_tfn_css_decode = TFN_DEF("cssDecode", css_decode,
+                                               CSS_TRIGGERS);

@@ -53,5 +53,8 @@ static int escape_seq_decode(const bw_tfn_env_t *env, apr_pool_t *pool,
     return tfn_backslash_decode(pool, in, out, c_escape);
 }
 
-const bw_tfn_def_t bw_tfn_escape_seq_decode = { "escapeSeqDecode",
-                                                escape_seq_decode };
+/* Triggers: every escape starts with a backslash; other bytes are copied. */
+#define ESCAPE_SEQ_TRIGGERS(k) BW_BS_BYTE(k, '\\')
+
+const bw_tfn_def_t bw_tfn_escape_seq_decode =
+    TFN_DEF("escapeSeqDecode", escape_seq_decode, ESCAPE_SEQ_TRIGGERS);

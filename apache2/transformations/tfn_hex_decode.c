@@ -29,4 +29,11 @@ static int hex_decode(const bw_tfn_env_t *env, apr_pool_t *pool, bw_str_t in,
     return tfn_out_finish(&o, out);
 }
 
-const bw_tfn_def_t bw_tfn_hex_decode = { "hexDecode", hex_decode };
+/* Triggers: the hex digits. Only a pair of them changes anything, and any
+ * one digit doubled ("aa") is such a pair. */
+#define HEX_DECODE_TRIGGERS(k)                                               \
+    (BW_BS_RANGE(k, '0', '9') | BW_BS_RANGE(k, 'A', 'F')                     \
+     | BW_BS_RANGE(k, 'a', 'f'))
+
+const bw_tfn_def_t bw_tfn_hex_decode = TFN_DEF("hexDecode", hex_decode,
+                                               HEX_DECODE_TRIGGERS);

@@ -111,5 +111,8 @@ static int html_entity_decode(const bw_tfn_env_t *env, apr_pool_t *pool,
     return tfn_out_finish(&o, out);
 }
 
-const bw_tfn_def_t bw_tfn_html_entity_decode = { "htmlEntityDecode",
-                                                 html_entity_decode };
+/* Triggers: every reference starts with '&'; other bytes are copied. */
+#define HTML_TRIGGERS(k) BW_BS_BYTE(k, '&')
+
+const bw_tfn_def_t bw_tfn_html_entity_decode =
+    TFN_DEF("htmlEntityDecode", html_entity_decode, HTML_TRIGGERS);

@@ -60,4 +60,8 @@ static int js_decode(const bw_tfn_env_t *env, apr_pool_t *pool, bw_str_t in,
     return tfn_backslash_decode(pool, in, out, js_escape);
 }
 
-const bw_tfn_def_t bw_tfn_js_decode = { "jsDecode", js_decode };
+/* Triggers: every escape starts with a backslash; other bytes are copied. */
+#define JS_TRIGGERS(k) BW_BS_BYTE(k, '\\')
+
+const bw_tfn_def_t bw_tfn_js_decode = TFN_DEF("jsDecode", js_decode,
+                                              JS_TRIGGERS);

@@ -19,4 +19,8 @@ static int lowercase(const bw_tfn_env_t *env, apr_pool_t *pool, bw_str_t in,
     return tfn_out_finish(&o, out);
 }
 
-const bw_tfn_def_t bw_tfn_lowercase = { "lowercase", lowercase };
+/* Triggers: the bytes it rewrites, each on its own. */
+#define LOWERCASE_TRIGGERS(k) BW_BS_RANGE(k, 'A', 'Z')
+
+const bw_tfn_def_t bw_tfn_lowercase = TFN_DEF("lowercase", lowercase,
+                                              LOWERCASE_TRIGGERS);

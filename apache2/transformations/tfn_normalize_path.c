@@ -92,9 +92,18 @@ static int normalize_path_win(const bw_tfn_env_t *env, apr_pool_t *pool,
     return normalize(pool, in, out, 1);
 }
 
-const bw_tfn_def_t bw_tfn_normalize_path = { "normalizePath", normalize_path };
-const bw_tfn_def_t bw_tfn_normalise_path = { "normalisePath", normalize_path };
-const bw_tfn_def_t bw_tfn_normalize_path_win = { "normalizePathWin",
-                                                 normalize_path_win };
-const bw_tfn_def_t bw_tfn_normalise_path_win = { "normalisePathWin",
-                                                 normalize_path_win };
+/* Triggers: without a separator the input is one segment, written back as
+ * it is unless it is "." (dropped: hence '.'); ".." stays when there is
+ * nothing to pop. The separators: "a//b" loses a '/', "a\b" becomes
+ * "a/b". */
+#define PATH_TRIGGERS(k) (BW_BS_BYTE(k, '/') | BW_BS_BYTE(k, '.'))
+#define PATH_WIN_TRIGGERS(k) (PATH_TRIGGERS(k) | BW_BS_BYTE(k, '\\'))
+
+const bw_tfn_def_t bw_tfn_normalize_path =
+    TFN_DEF("normalizePath", normalize_path, PATH_TRIGGERS);
+const bw_tfn_def_t bw_tfn_normalise_path =
+    TFN_DEF("normalisePath", normalize_path, PATH_TRIGGERS);
+const bw_tfn_def_t bw_tfn_normalize_path_win =
+    TFN_DEF("normalizePathWin", normalize_path_win, PATH_WIN_TRIGGERS);
+const bw_tfn_def_t bw_tfn_normalise_path_win =
+    TFN_DEF("normalisePathWin", normalize_path_win, PATH_WIN_TRIGGERS);

@@ -55,6 +55,17 @@ static int parity_zero(const bw_tfn_env_t *env, apr_pool_t *pool, bw_str_t in,
     return apply(pool, in, out, PARITY_ZERO);
 }
 
-const bw_tfn_def_t bw_tfn_parity_even_7bit = { "parityEven7bit", parity_even };
-const bw_tfn_def_t bw_tfn_parity_odd_7bit = { "parityOdd7bit", parity_odd };
-const bw_tfn_def_t bw_tfn_parity_zero_7bit = { "parityZero7bit", parity_zero };
+/* Triggers: exactly the bytes each variant rewrites, since every byte is
+ * handled alone. Even parity rewrites the bytes with an odd number of 1
+ * bits, odd parity those with an even number, zero parity those >= 0x80.
+ * ODD_ONES(k): bit c of word k set when 64k + c has an odd number of 1
+ * bits; 0x6996966996696996 is that pattern for 0..63, and the words for
+ * 64..127 and 128..191 (one more high bit) are its complement. */
+#define ODD_ONES(k) ((k) == 0 || (k) == 3 ? UINT64_C(0x6996966996696996)      \
+                                          : ~UINT64_C(0x6996966996696996))
+#define EVEN_ONES(k) (~ODD_ONES(k))
+#define HIGH_BIT(k) BW_BS_RANGE(k, 0x80, 0xFF)
+
+const bw_tfn_def_t bw_tfn_parity_even_7bit = TFN_DEF("parityEven7bit", parity_even, ODD_ONES);
+const bw_tfn_def_t bw_tfn_parity_odd_7bit = TFN_DEF("parityOdd7bit", parity_odd, EVEN_ONES);
+const bw_tfn_def_t bw_tfn_parity_zero_7bit = TFN_DEF("parityZero7bit", parity_zero, HIGH_BIT);

@@ -51,5 +51,12 @@ static int remove_comments(const bw_tfn_env_t *env, apr_pool_t *pool,
     return tfn_out_finish(&o, out);
 }
 
-const bw_tfn_def_t bw_tfn_remove_comments = { "removeComments",
-                                              remove_comments };
+// Triggers: one byte of each thing that removes anything: '*' of "/*",
+// '-' of "<!--" and "--", and '#'. Without them no comment starts and every
+// byte is copied; '/' and '<' alone are plain bytes, so they are not
+// needed.
+#define REMOVE_COMMENTS_TRIGGERS(k)                                          \
+    (BW_BS_BYTE(k, '*') | BW_BS_BYTE(k, '-') | BW_BS_BYTE(k, '#'))
+
+const bw_tfn_def_t bw_tfn_remove_comments =
+    TFN_DEF("removeComments", remove_comments, REMOVE_COMMENTS_TRIGGERS);

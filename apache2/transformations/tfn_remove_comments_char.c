@@ -41,5 +41,10 @@ static int remove_comments_char(const bw_tfn_env_t *env, apr_pool_t *pool,
     return tfn_out_finish(&o, out);
 }
 
-const bw_tfn_def_t bw_tfn_remove_comments_char = { "removeCommentsChar",
-                                                   remove_comments_char };
+// Triggers: one byte of every marker: '*' ("/*", "*/"), '-' ("<!--",
+// "-->", "--") and '#'. '/' and '<' alone are plain bytes.
+#define COMMENT_CHAR_TRIGGERS(k)                                             \
+    (BW_BS_BYTE(k, '*') | BW_BS_BYTE(k, '-') | BW_BS_BYTE(k, '#'))
+
+const bw_tfn_def_t bw_tfn_remove_comments_char =
+    TFN_DEF("removeCommentsChar", remove_comments_char, COMMENT_CHAR_TRIGGERS);

@@ -19,4 +19,8 @@ static int remove_nulls(const bw_tfn_env_t *env, apr_pool_t *pool,
     return tfn_out_finish(&o, out);
 }
 
-const bw_tfn_def_t bw_tfn_remove_nulls = { "removeNulls", remove_nulls };
+/* Triggers: the byte it removes. */
+#define NUL_TRIGGERS(k) BW_BS_BYTE(k, 0)
+
+const bw_tfn_def_t bw_tfn_remove_nulls = TFN_DEF("removeNulls", remove_nulls,
+                                                 NUL_TRIGGERS);

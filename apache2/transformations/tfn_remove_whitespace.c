@@ -22,5 +22,8 @@ static int remove_whitespace(const bw_tfn_env_t *env, apr_pool_t *pool,
     return tfn_out_finish(&o, out);
 }
 
-const bw_tfn_def_t bw_tfn_remove_whitespace = { "removeWhitespace",
-                                                remove_whitespace };
+/* Triggers: the bytes it removes, each on its own. */
+#define REMOVE_WS_TRIGGERS(k) (TFN_SPACE_BYTES(k) | BW_BS_BYTE(k, 0xA0))
+
+const bw_tfn_def_t bw_tfn_remove_whitespace =
+    TFN_DEF("removeWhitespace", remove_whitespace, REMOVE_WS_TRIGGERS);

@@ -39,5 +39,10 @@ static int replace_comments(const bw_tfn_env_t *env, apr_pool_t *pool,
     return tfn_out_finish(&o, out);
 }
 
-const bw_tfn_def_t bw_tfn_replace_comments = { "replaceComments",
-                                               replace_comments };
+// Triggers: only "/*" starts what is replaced, and '*' is much rarer than
+// '/' in benign values (0.6% of the lines of tests/detect/benign against
+// 13%: paths, URLs, dates), so '*' is the one that triggers.
+#define REPLACE_COMMENTS_TRIGGERS(k) BW_BS_BYTE(k, '*')
+
+const bw_tfn_def_t bw_tfn_replace_comments =
+    TFN_DEF("replaceComments", replace_comments, REPLACE_COMMENTS_TRIGGERS);

@@ -19,4 +19,8 @@ static int replace_nulls(const bw_tfn_env_t *env, apr_pool_t *pool,
     return tfn_out_finish(&o, out);
 }
 
-const bw_tfn_def_t bw_tfn_replace_nulls = { "replaceNulls", replace_nulls };
+/* Triggers: the byte it replaces. */
+#define NUL_TRIGGERS(k) BW_BS_BYTE(k, 0)
+
+const bw_tfn_def_t bw_tfn_replace_nulls = TFN_DEF("replaceNulls",
+                                                  replace_nulls, NUL_TRIGGERS);

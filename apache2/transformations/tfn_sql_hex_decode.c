@@ -31,4 +31,10 @@ static int sql_hex_decode(const bw_tfn_env_t *env, apr_pool_t *pool,
     return tfn_out_finish(&o, out);
 }
 
-const bw_tfn_def_t bw_tfn_sql_hex_decode = { "sqlHexDecode", sql_hex_decode };
+/* Triggers: a literal needs both '0' and 'x' or 'X'; either would do, and
+ * x/X is the rarer in benign values (14% of the lines of
+ * tests/detect/benign against 20% with a '0'). */
+#define SQL_HEX_TRIGGERS(k) (BW_BS_BYTE(k, 'x') | BW_BS_BYTE(k, 'X'))
+
+const bw_tfn_def_t bw_tfn_sql_hex_decode =
+    TFN_DEF("sqlHexDecode", sql_hex_decode, SQL_HEX_TRIGGERS);

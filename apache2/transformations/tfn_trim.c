@@ -53,6 +53,10 @@ static int trim(const bw_tfn_env_t *env, apr_pool_t *pool, bw_str_t in,
                                                   in.len - skip)), out);
 }
 
-const bw_tfn_def_t bw_tfn_trim = { "trim", trim };
-const bw_tfn_def_t bw_tfn_trim_left = { "trimLeft", trim_left };
-const bw_tfn_def_t bw_tfn_trim_right = { "trimRight", trim_right };
+/* Triggers: the white space they remove (not 0xA0); any one of those bytes
+ * alone is removed. */
+const bw_tfn_def_t bw_tfn_trim = TFN_DEF("trim", trim, TFN_SPACE_BYTES);
+const bw_tfn_def_t bw_tfn_trim_left = TFN_DEF("trimLeft", trim_left,
+                                              TFN_SPACE_BYTES);
+const bw_tfn_def_t bw_tfn_trim_right = TFN_DEF("trimRight", trim_right,
+                                               TFN_SPACE_BYTES);

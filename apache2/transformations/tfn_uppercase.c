@@ -19,4 +19,8 @@ static int uppercase(const bw_tfn_env_t *env, apr_pool_t *pool, bw_str_t in,
     return tfn_out_finish(&o, out);
 }
 
-const bw_tfn_def_t bw_tfn_uppercase = { "uppercase", uppercase };
+/* Triggers: the bytes it rewrites, each on its own. */
+#define UPPERCASE_TRIGGERS(k) BW_BS_RANGE(k, 'a', 'z')
+
+const bw_tfn_def_t bw_tfn_uppercase = TFN_DEF("uppercase", uppercase,
+                                              UPPERCASE_TRIGGERS);

@@ -28,4 +28,8 @@ static int url_decode(const bw_tfn_env_t *env, apr_pool_t *pool, bw_str_t in,
     return tfn_out_finish(&o, out);
 }
 
-const bw_tfn_def_t bw_tfn_url_decode = { "urlDecode", url_decode };
+/* Triggers: escapes start with '%', and '+' becomes a space. */
+#define URL_DECODE_TRIGGERS(k) (BW_BS_BYTE(k, '%') | BW_BS_BYTE(k, '+'))
+
+const bw_tfn_def_t bw_tfn_url_decode = TFN_DEF("urlDecode", url_decode,
+                                               URL_DECODE_TRIGGERS);

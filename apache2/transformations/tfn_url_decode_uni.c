@@ -43,4 +43,9 @@ static int url_decode_uni(const bw_tfn_env_t *env, apr_pool_t *pool,
     return tfn_out_finish(&o, out);
 }
 
-const bw_tfn_def_t bw_tfn_url_decode_uni = { "urlDecodeUni", url_decode_uni };
+/* Triggers: both kinds of escape start with '%' (so the unicode map plays
+ * no part), and '+' becomes a space. */
+#define URL_UNI_TRIGGERS(k) (BW_BS_BYTE(k, '%') | BW_BS_BYTE(k, '+'))
+
+const bw_tfn_def_t bw_tfn_url_decode_uni =
+    TFN_DEF("urlDecodeUni", url_decode_uni, URL_UNI_TRIGGERS);

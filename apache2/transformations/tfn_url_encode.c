@@ -32,4 +32,12 @@ static int url_encode(const bw_tfn_env_t *env, apr_pool_t *pool, bw_str_t in,
     return tfn_out_finish(&o, out);
 }
 
-const bw_tfn_def_t bw_tfn_url_encode = { "urlEncode", url_encode };
+/* Triggers: every byte except the ones kept (ASCII letters, digits, '*'),
+ * each of which changes on its own: an identifier or a number comes back
+ * unchanged without a call. */
+#define URL_ENCODE_TRIGGERS(k)                                               \
+    (~(BW_BS_RANGE(k, '0', '9') | BW_BS_RANGE(k, 'A', 'Z')                   \
+       | BW_BS_RANGE(k, 'a', 'z') | BW_BS_BYTE(k, '*')))
+
+const bw_tfn_def_t bw_tfn_url_encode = TFN_DEF("urlEncode", url_encode,
+                                               URL_ENCODE_TRIGGERS);

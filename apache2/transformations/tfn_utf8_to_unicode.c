@@ -75,5 +75,11 @@ static int utf8_to_unicode(const bw_tfn_env_t *env, apr_pool_t *pool,
     return tfn_out_finish(&o, out);
 }
 
-const bw_tfn_def_t bw_tfn_utf8_to_unicode = { "utf8toUnicode",
-                                              utf8_to_unicode };
+/* Triggers: a valid sequence needs a lead byte 0xC2..0xF4 (and a
+ * continuation byte 0x80..0xBF, the larger set, so the lead bytes are the
+ * ones that trigger). C0, C1 and F5..FF never start a valid sequence and
+ * stay as they are, like stray continuation bytes. */
+#define UTF8_TRIGGERS(k) BW_BS_RANGE(k, 0xC2, 0xF4)
+
+const bw_tfn_def_t bw_tfn_utf8_to_unicode =
+    TFN_DEF("utf8toUnicode", utf8_to_unicode, UTF8_TRIGGERS);

@@ -7,7 +7,9 @@
  *  - the same invariants over generated inputs made of the bytes decoders
  *    care about, each in a malloc'd buffer of exactly its length so that
  *    ASan catches any read past it;
- *  - bw_byteset_of and the compile-time byte sets;
+ *  - the trigger sets: inputs without a trigger byte come back untouched,
+ *    and every trigger byte alone changes some input; bw_byteset_of and
+ *    the compile-time byte sets;
  *  - the registry (every ModSecurity 2.9 name, case-insensitive lookup) and
  *    the unicode map loader.
  * Data directory: $BW_TEST_DATA/tfn, else tests/unit/data/tfn beside this
@@ -341,10 +343,15 @@ START_TEST(test_generated)
     apr_pool_create(&pool, root_pool);
     for (k = 0; k < 4000; k++) {
         bw_str_t in = generate(&state, buf), first;
+        bw_byteset_t present;
         run_t r, again;
         env.unicode_map = (k & 1) ? map : NULL;
         r = run_tfn(def, &env, pool, in);
         check_contract(def, in, r, "generated", root_pool);
+        bw_byteset_of(in, &present);
+        ck_assert_msg(bw_tfn_may_change(def, &present) || r.ret == 0,
+                      "%s(%s) changed it without a trigger byte", def->name,
+                      show(root_pool, in));
         first = bw_str_n(apr_pmemdup(root_pool, r.out.data, r.out.len),
                          r.out.len);
         again = run_tfn(def, &env, pool, in);
@@ -384,6 +391,174 @@ START_TEST(test_round_trips)
                           show(root_pool, enc), show(root_pool, dec));
         }
     }
+}
+END_TEST
+
+/* ------------------------------------------------------------------------ */
+/* trigger sets (bw_tfn_def_t.triggers, bw_byteset_of)                      */
+
+/* Encodings to strip of a transformation's trigger bytes, with fragments[],
+ * for inputs that look like them ("%u0041" -> "u0041" for urlDecodeUni). */
+static const char *const lookalikes[] = {
+    "%u0041", "%uFF1C", "%41", "\\x41", "\\u0041", "\\101", "\\3c ", "&#x41;",
+    "&#65;", "&amp;", "0x4142", "0X4a", "/**/", "<!--x-->", "/../", "./",
+    "\\..\\", "c:\\x", "\xC2\x80", "\xE2\x82\xAC", "\xF4\x8F\xBF\xBF", "\x00",
+    "ABC", "xyz", "  ", "\r\n\t", "\xA0\xA0", "^\"'",
+};
+#define N_LOOKALIKES (sizeof(lookalikes) / sizeof(lookalikes[0]))
+
+/* Fragment k of fragments[] then lookalikes[] ("" is the NUL byte), without
+ * def's trigger bytes, at dst; returns its length. */
+static size_t stripped_fragment(const bw_tfn_def_t *def, size_t k, char *dst)
+{
+    const char *f = k < N_FRAGMENTS ? fragments[k]
+                                    : lookalikes[k - N_FRAGMENTS];
+    size_t i, n = f[0] == '\0' ? 1 : strlen(f), len = 0;
+
+    for (i = 0; i < n; i++)
+        if (!bw_byteset_has(&def->triggers, (unsigned char)f[i]))
+            dst[len++] = f[i];
+    return len;
+}
+
+/* in holds no trigger byte of def: with a unicode map, without one and
+ * with no env at all (as bulwark op passes), def must hand back in itself,
+ * unchanged, allocating nothing. */
+static void check_untouched(const bw_tfn_def_t *def, const int *map,
+                            apr_pool_t *pool, bw_str_t in)
+{
+    static const char *const how[] = { "", " with a map", " (env NULL)" };
+    bw_tfn_env_t env;
+    run_t r;
+    int pass;
+
+    for (pass = 0; pass < 3; pass++) {
+        env.unicode_map = pass == 1 ? map : NULL;
+        r = run_tfn(def, pass == 2 ? NULL : &env, pool, in);
+        ck_assert_msg(r.ret == 0 && r.returned_input && !r.allocated,
+                      "%s(%s)%s: no trigger byte, yet it returned %d, %s "
+                      "(add a byte to its trigger set)", def->name,
+                      show(root_pool, in), how[pass], r.ret,
+                      show(root_pool, r.out));
+    }
+}
+
+/* (a) Inputs made only of non-trigger bytes never change: every stripped
+ * fragment alone and followed by every other one, then random strings of
+ * 0 to 64 non-trigger bytes and random runs of stripped fragments. */
+START_TEST(test_triggers_contract)
+{
+    const bw_tfn_def_t *def = bw_tfn_registry[_i];
+    const size_t nfrag = N_FRAGMENTS + N_LOOKALIKES;
+    const int *map = test_map(20127);
+    const bw_byteset_t none = { { 0, 0, 0, 0 } };
+    unsigned long state = 0x7a1e0000UL + (unsigned long)_i;
+    unsigned char allowed[256];
+    size_t a, b, len, target, nallowed = 0;
+    char buf[160];
+    apr_pool_t *pool;
+    int c, k, tries;
+
+    ck_assert_msg((memcmp(&def->triggers, &none, sizeof(none)) == 0)
+                  == def->always,
+                  "%s: a trigger set must be empty if and only if always is "
+                  "set", def->name);
+    ck_assert(bw_tfn_may_change(def, &none) == def->always);
+    for (c = 0; c < 256; c++)
+        if (!bw_byteset_has(&def->triggers, (unsigned char)c))
+            allowed[nallowed++] = (unsigned char)c;
+    apr_pool_create(&pool, root_pool);
+    for (a = 0; a < nfrag && !def->always; a++)
+        for (b = 0; b <= nfrag; b++) {
+            len = stripped_fragment(def, a, buf);
+            if (b < nfrag)
+                len += stripped_fragment(def, b, buf + len);
+            check_untouched(def, map, pool, bw_str_n(buf, len));
+        }
+    for (k = 0; k < 4000 && !def->always; k++) {
+        target = lcg_next(&state) % 65;
+        for (len = 0, tries = 0; len < target && tries < 100; tries++)
+            if (k & 1)
+                buf[len++] = (char)allowed[lcg_next(&state) % nallowed];
+            else
+                len += stripped_fragment(def, lcg_next(&state) % nfrag,
+                                         buf + len);
+        check_untouched(def, map, pool, bw_str_n(buf, len));
+    }
+    apr_pool_destroy(pool);
+}
+END_TEST
+
+/* Trigger bytes kept on purpose although no input whose only trigger byte
+ * they are changes (a conservative superset), each with the reason. None
+ * today; a listed byte found to be needed fails the test, so the list
+ * cannot go stale. */
+static const struct { const char *name; int byte; } superset_ok[] = {
+    { NULL, -1 },
+};
+
+/* Inputs one trigger byte may change on its own; 0x01 marks where it goes
+ * ("/\x01" is "/" "*" for removeComments, "0\x01" "41" is "0x41"). */
+static const char *const witness_shapes[] = {
+    "\x01", "\x01\x01", "\x01z", "\x01" "amp;", "/\x01", "0\x01" "41",
+    "\x01" "41", "\x01\x80", "\x01\x80\x80", "\x01\xA0\x80",
+    "\x01\x90\x80\x80", "\x01\x80\x80\x80",
+};
+#define N_SHAPES (sizeof(witness_shapes) / sizeof(witness_shapes[0]))
+
+/* 1 when some shape, filled with c, has no other trigger byte of def and
+ * def changes it (with or without a map). */
+static int find_witness(const bw_tfn_def_t *def, const int *map,
+                        apr_pool_t *pool, unsigned char c)
+{
+    bw_tfn_env_t env;
+    size_t s, i, n;
+    char buf[16];
+    int other, pass;
+
+    for (s = 0; s < N_SHAPES; s++) {
+        n = strlen(witness_shapes[s]);
+        for (i = 0, other = 0; i < n; i++) {
+            buf[i] = witness_shapes[s][i] == '\x01' ? (char)c
+                                                    : witness_shapes[s][i];
+            other |= (unsigned char)buf[i] != c
+                     && bw_byteset_has(&def->triggers, (unsigned char)buf[i]);
+        }
+        for (pass = 0; pass < 2 && !other; pass++) {
+            env.unicode_map = pass ? map : NULL;
+            if (run_tfn(def, &env, pool, bw_str_n(buf, n)).ret)
+                return 1;
+        }
+    }
+    return 0;
+}
+
+/* (b) No trigger byte is there for nothing: for each one, an input whose
+ * only trigger byte it is changes, so without it the set would break its
+ * contract. */
+START_TEST(test_triggers_needed)
+{
+    const bw_tfn_def_t *def = bw_tfn_registry[_i];
+    const int *map = test_map(20127);
+    apr_pool_t *pool;
+    int c, found, listed;
+    size_t i;
+
+    apr_pool_create(&pool, root_pool);
+    for (c = 0; c < 256; c++) {
+        if (!bw_byteset_has(&def->triggers, (unsigned char)c))
+            continue;
+        found = find_witness(def, map, pool, (unsigned char)c);
+        for (i = 0, listed = 0; superset_ok[i].name != NULL; i++)
+            listed |= superset_ok[i].byte == c
+                      && strcmp(superset_ok[i].name, def->name) == 0;
+        ck_assert_msg(found != listed, found ? "%s: 0x%02x is needed, yet "
+                      "listed in superset_ok" : "%s: no input whose only "
+                      "trigger byte is 0x%02x changes: drop it from the set, "
+                      "or list it in superset_ok with the reason", def->name,
+                      c);
+    }
+    apr_pool_destroy(pool);
 }
 END_TEST
 
@@ -640,6 +815,8 @@ static Suite *tfn_suite(void)
     tcase_add_loop_test(tc, test_generated, 0, n);
     tcase_add_test(tc, test_round_trips);
     tcase_add_test(tc, test_byteset);
+    tcase_add_loop_test(tc, test_triggers_contract, 0, n);
+    tcase_add_loop_test(tc, test_triggers_needed, 0, n);
     tcase_add_test(tc, test_large_inputs);
     tcase_add_test(tc, test_unicode_map);
     tcase_add_test(tc, test_unicode_map_debian);
