@@ -40,6 +40,11 @@ bw_matcher_t *bw_matcher_create(apr_pool_t *pool);
  * folding (@pm). */
 int bw_matcher_add_regex(bw_matcher_t *m, const char *re, size_t len);
 int bw_matcher_add_phrases(bw_matcher_t *m, const bw_ac_t *phrases);
+/* The same with the bit chosen by the caller (several matchers can share
+ * one bit numbering; a pattern may share a bit with others: the bit is as
+ * weak as its weakest pattern). */
+int bw_matcher_add_regex_as(bw_matcher_t *m, const char *re, size_t len, int bit);
+int bw_matcher_add_phrases_as(bw_matcher_t *m, const bw_ac_t *phrases, int bit);
 
 /* Compile. cache_dir (may be NULL) keeps compiled databases across
  * restarts. Never fails the configuration: what cannot be compiled is put

@@ -24,22 +24,36 @@ static void add(bw_matcher_t *m, int kind, int bit, bw_str_t text, int nocase)
     p->nocase = nocase;
 }
 
+int bw_matcher_add_regex_as(bw_matcher_t *m, const char *re, size_t len, int bit)
+{
+    if (m->compiled || bit < 0)
+        return -1;
+    add(m, MX_REGEX, bit, bw_str_n(re, len), 0);
+    if (bit >= m->nbits)
+        m->nbits = bit + 1;
+    return bit;
+}
+
+int bw_matcher_add_phrases_as(bw_matcher_t *m, const bw_ac_t *phrases, int bit)
+{
+    size_t i, n = bw_ac_count(phrases);
+    if (m->compiled || bit < 0)
+        return -1;
+    for (i = 0; i < n; i++)
+        add(m, MX_PHRASE, bit, bw_ac_pattern(phrases, i), bw_ac_nocase(phrases));
+    if (bit >= m->nbits)
+        m->nbits = bit + 1;
+    return bit;
+}
+
 int bw_matcher_add_regex(bw_matcher_t *m, const char *re, size_t len)
 {
-    if (m->compiled)
-        return -1;
-    add(m, MX_REGEX, m->nbits, bw_str_n(re, len), 0);
-    return m->nbits++;
+    return bw_matcher_add_regex_as(m, re, len, m->nbits);
 }
 
 int bw_matcher_add_phrases(bw_matcher_t *m, const bw_ac_t *phrases)
 {
-    size_t i, n = bw_ac_count(phrases);
-    if (m->compiled)
-        return -1;
-    for (i = 0; i < n; i++)
-        add(m, MX_PHRASE, m->nbits, bw_ac_pattern(phrases, i), bw_ac_nocase(phrases));
-    return m->nbits++;
+    return bw_matcher_add_phrases_as(m, phrases, m->nbits);
 }
 
 void bw_matcher_compile(bw_matcher_t *m, const char *cache_dir, const char **warning)
@@ -52,6 +66,7 @@ void bw_matcher_compile(bw_matcher_t *m, const char *cache_dir, const char **war
         return;
     m->compiled = 1;
     m->nwords = m->nbits ? (m->nbits + 63) / 64 : 1;
+    /* a bit no pattern was added for (bits are the caller's) never hits */
     m->kind = apr_pcalloc(m->pool, (size_t)m->nbits + 1);
     m->exact = apr_pcalloc(m->pool, sizeof(uint64_t) * (size_t)m->nwords);
     m->always = apr_pcalloc(m->pool, sizeof(uint64_t) * (size_t)m->nwords);

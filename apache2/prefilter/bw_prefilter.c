@@ -57,11 +57,14 @@ int bw_prefilter_extract_ex(apr_pool_t *pool, const char *pattern, size_t len, i
             *why = "no pattern or no memory";
         return 0;
     }
+    memset(&env, 0, sizeof(env));
     env.pool = tmp;
     env.cap = BW_PREFILTER_MAX_SET;
     env.prod_max = 4 * BW_PREFILTER_MAX_SET;
-    env.min_len = min_len ? min_len : 1;
+    env.gate = min_len == BW_PREFILTER_GATE;
+    env.min_len = env.gate || !min_len ? 1 : min_len;
     fold = caseless || pf_maybe_caseless(pattern, len);
+    env.fold = fold;
     req = extract_set(&env, pattern, len, fold, &reason);
     if (req.n <= 0) {
         apr_pool_destroy(tmp);
@@ -84,6 +87,43 @@ int bw_prefilter_extract(apr_pool_t *pool, const char *pattern, size_t len, int 
                          size_t min_len, apr_array_header_t **out, int *nocase)
 {
     return bw_prefilter_extract_ex(pool, pattern, len, caseless, min_len, out, nocase, NULL);
+}
+
+static void gate_add(uint64_t gate[4], unsigned char c)
+{
+    gate[c / 64] |= (uint64_t)1 << (c % 64);
+}
+
+int bw_prefilter_gate(apr_pool_t *pool, const char *pattern, size_t len, int caseless,
+                      uint64_t gate[4], unsigned *weight)
+{
+    apr_array_header_t *lits;
+    int nocase = 0, i;
+    memset(gate, 0, sizeof(uint64_t) * 4);
+    *weight = 0;
+    if (!bw_prefilter_extract_ex(pool, pattern, len, caseless, BW_PREFILTER_GATE, &lits, &nocase,
+                                 NULL))
+        return 0;
+    for (i = 0; i < lits->nelts; i++) {
+        bw_str_t l = APR_ARRAY_IDX(lits, i, bw_str_t);
+        unsigned char best = 0;
+        unsigned bw = 100000;
+        size_t k;
+        for (k = 0; k < l.len; k++) {
+            unsigned char c = (unsigned char)l.data[k];
+            if (pf_byte_weight(c, nocase) < bw) {
+                bw = pf_byte_weight(c, nocase);
+                best = c;
+            }
+        }
+        if (gate[best / 64] & ((uint64_t)1 << (best % 64)))
+            continue;
+        gate_add(gate, best);
+        if (nocase && best >= 'a' && best <= 'z')
+            gate_add(gate, (unsigned char)(best - 32));
+        *weight += bw;
+    }
+    return 1;
 }
 
 static unsigned char lower(unsigned char c)

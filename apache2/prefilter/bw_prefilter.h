@@ -60,4 +60,18 @@ int bw_prefilter_maybe(const apr_array_header_t *lits, int nocase, bw_str_t subj
 /* Most literals one set holds. */
 #define BW_PREFILTER_MAX_SET 64
 
+/* A byte gate of one regex: a set of bytes at least one of which every
+ * subject the regex matches contains (gate, 256 bits), chosen among the
+ * regex's literal sets to be as rare as possible in benign requests (one
+ * byte per literal: its rarest; with case folding a letter in both cases).
+ * *weight: how common the gate's bytes are, in 1/10000 of benign bytes
+ * summed (a gate of '(' weighs about 19, one of a space over 1000). Same
+ * regex syntax and invariant as bw_prefilter_extract: 0 when no gate is
+ * safe. */
+int bw_prefilter_gate(apr_pool_t *pool, const char *pattern, size_t len, int caseless,
+                      uint64_t gate[4], unsigned *weight);
+
+/* min_len value that asks bw_prefilter_extract_ex for gate-choosing sets. */
+#define BW_PREFILTER_GATE ((size_t)-1)
+
 #endif /* BW_PREFILTER_H */

@@ -41,7 +41,14 @@ typedef struct {
     int cap;            /* most strings a set may keep */
     int prod_max;       /* most strings a cross product may build before fitting */
     size_t min_len;     /* shortest literal the caller accepts (>= 1) */
+    int gate;           /* choosing for a byte gate: a literal costs as much
+                           as its rarest byte (pf_weights.c), not its length */
+    int fold;           /* literals are ASCII-lowered (the gate takes both cases) */
 } pf_env_t;
+
+/* How common byte c is in benign requests, in 1/10000 of all bytes
+ * (pf_weights.c); with fold, a letter counts both of its cases. */
+unsigned pf_byte_weight(unsigned char c, int fold);
 
 /* A set under construction, deduplicated by hash (for long word lists). */
 typedef struct {

@@ -315,12 +315,32 @@ pf_set_t pf_set_fit_req(const pf_env_t *env, pf_set_t s)
 /* Lower is better: roughly the chance that a random value contains one of
  * the literals (each byte divides it by 8). A set with a literal shorter
  * than min_len is still true but unusable, so it ranks after usable ones. */
+/* For a gate: the weight of the rarest byte of each string, summed. */
+static double gate_cost(const pf_env_t *env, pf_set_t s)
+{
+    double c = 0.0;
+    int i;
+    for (i = 0; i < s.n; i++) {
+        unsigned best = 100000;
+        size_t k;
+        for (k = 0; k < s.v[i].len; k++) {
+            unsigned w = pf_byte_weight((unsigned char)s.v[i].data[k], env->fold);
+            if (w < best)
+                best = w;
+        }
+        c += best;
+    }
+    return c;
+}
+
 double pf_set_cost(const pf_env_t *env, pf_set_t s)
 {
     double c = 0.0;
     int i;
     if (s.n <= 0)
         return PF_COST_NONE;
+    if (env->gate)
+        return gate_cost(env, s);
     for (i = 0; i < s.n; i++) {
         size_t l = s.v[i].len < 64 ? s.v[i].len : 64, k;
         double p = 1.0;

@@ -9,7 +9,8 @@
  *    (BW_VAR_STABLE, no count, no macro in the selector) becomes a value
  *    source, shared by every target with the same variable and literal
  *    selector (a /regex/ selector uses the variable's source and filters);
- *  - the rule's scan group becomes a unit of the program;
+ *  - after folding and planning (bw_fold.c, bw_scan.c), each target on a
+ *    source learns its rule's bit and slot in the source's plan;
  *  - each phase becomes an array of slots (markers dropped) with skip and
  *    skipAfter resolved to the slot a matching chain continues at.
  */
@@ -24,8 +25,7 @@ struct bw_cc_s {
     apr_hash_t *crules;        /* bw_rule_t* -> bw_crule_t* */
     apr_hash_t *nodes;         /* (parent, tfn) -> node index + 1 */
     apr_hash_t *srcs;          /* (var id, lower-case selector) -> source index + 1 */
-    apr_hash_t *units;         /* matcher* -> unit index + 1 */
-    apr_array_header_t *node_arr, *src_arr, *unit_arr;
+    apr_array_header_t *node_arr, *src_arr;
     apr_array_header_t *all;   /* bw_crule_t*: every link compiled */
 };
 
@@ -84,21 +84,6 @@ static int source_of(cc_t *cc, const bw_target_t *t)
 
 /* ---- rules ------------------------------------------------------------------- */
 
-static int unit_of(cc_t *cc, const bw_scan_ref_t *g)
-{
-    const bw_matcher_t *m = g->m;
-    intptr_t idx = (intptr_t)apr_hash_get(cc->units, &m, sizeof(m));
-    if (!idx) {
-        bw_unit_t *u = apr_array_push(cc->unit_arr);
-        u->m = g->m;
-        u->node = intern_chain(cc, g->tfns, g->ntfns);
-        u->nwords = bw_matcher_words(g->m);
-        idx = cc->unit_arr->nelts;
-        apr_hash_set(cc->units, apr_pmemdup(cc->p, &m, sizeof(m)), sizeof(m), (void *)idx);
-    }
-    return (int)idx - 1;
-}
-
 static const bw_crule_t *compile_link(cc_t *cc, const bw_rule_t *r)
 {
     bw_crule_t *c = apr_hash_get(cc->crules, &r, sizeof(r));
@@ -110,7 +95,6 @@ static const bw_crule_t *compile_link(cc_t *cc, const bw_rule_t *r)
     apr_hash_set(cc->crules, apr_pmemdup(cc->p, &r, sizeof(r)), sizeof(r), c);
     c->r = r;
     c->node = intern_chain(cc, r->tfns, r->ntfns);
-    c->unit = c->bit = -1;
     tsrc = apr_palloc(cc->p, sizeof(int) * (size_t)(r->targets->nelts + 1));
     for (i = 0; i < r->targets->nelts; i++) {
         tsrc[i] = source_of(cc, &t[i]);
@@ -184,8 +168,6 @@ static void publish(cc_t *cc)
     prog->nodes = (bw_pnode_t *)cc->node_arr->elts;
     prog->nsrc = cc->src_arr->nelts;
     prog->srcs = (bw_source_t *)cc->src_arr->elts;
-    prog->nunits = cc->unit_arr->nelts;
-    prog->units = (bw_unit_t *)cc->unit_arr->elts;
 }
 
 const char *bw_program_compile(bw_program_t *prog)
@@ -197,35 +179,63 @@ const char *bw_program_compile(bw_program_t *prog)
     cc->crules = apr_hash_make(cc->p);
     cc->nodes = apr_hash_make(cc->p);
     cc->srcs = apr_hash_make(cc->p);
-    cc->units = apr_hash_make(cc->p);
     cc->node_arr = apr_array_make(cc->p, 64, sizeof(bw_pnode_t));
     cc->src_arr = apr_array_make(cc->p, 32, sizeof(bw_source_t));
-    cc->unit_arr = apr_array_make(cc->p, 16, sizeof(bw_unit_t));
     cc->all = apr_array_make(cc->p, 256, sizeof(bw_crule_t *));
     for (ph = 1; ph <= BW_PHASES; ph++)
         compile_phase(cc, ph);
     prog->cc = cc;
     publish(cc);
+    /* no plans until bw_scan_build (never, without the scan) */
+    prog->plans = apr_array_make(prog->pool, 1, sizeof(bw_plan_t *));
+    prog->src_plan = apr_palloc(prog->pool, sizeof(int) * (size_t)(prog->nsrc + 1));
+    for (ph = 0; ph < prog->nsrc; ph++)
+        prog->src_plan[ph] = -1;
     return NULL;
+}
+
+/* A target's bit in its source's plan, when it has one. */
+static bw_tscan_t tscan_of(const bw_program_t *prog, const bw_crule_t *c, int t)
+{
+    bw_tscan_t ts;
+    int k = c->tsrc[t];
+    const bw_plan_t *pl;
+    memset(&ts, 0, sizeof(ts));
+    ts.bit = -1;
+    if (k < 0 || prog->src_plan[k] < 0 || !bw_scannable(c->r))
+        return ts;
+    pl = ((const bw_plan_t **)prog->plans->elts)[prog->src_plan[k]];
+    if (!bw_plan_member(pl, c->r, &ts.bit, &ts.slot)) {
+        ts.bit = -1;
+        return ts;
+    }
+    ts.exact = (pl->exact[ts.bit / 64] & ((uint64_t)1 << (ts.bit % 64))) != 0;
+    return ts;
 }
 
 void bw_program_link_scan(bw_program_t *prog)
 {
     cc_t *cc = prog->cc;
-    int i;
-    if (prog->flags & BW_PROG_NO_SCAN)
-        return;
+    int i, t;
+    prog->plan_nodes = apr_pcalloc(prog->pool, sizeof(int *) * (size_t)(prog->plans->nelts + 1));
+    for (i = 0; i < prog->plans->nelts; i++) {
+        const bw_plan_t *pl = ((const bw_plan_t **)prog->plans->elts)[i];
+        int s, *nodes = apr_palloc(prog->pool, sizeof(int) * (size_t)(pl->nslots + 1));
+        for (s = 0; s < pl->nslots; s++)
+            nodes[s] = intern_chain(cc, pl->slot_rule[s]->tfns, pl->slot_rule[s]->ntfns);
+        prog->plan_nodes[i] = nodes;
+    }
     for (i = 0; i < cc->all->nelts; i++) {
         bw_crule_t *c = ((bw_crule_t **)cc->all->elts)[i];
-        const bw_scan_ref_t *ref = bw_scan_lookup(prog, c->r);
-        if (!ref)
-            continue;
-        c->unit = unit_of(cc, ref);
-        c->bit = ref->bit;
-        if (!c->r->op_negated && !c->r->multi_match)
+        bw_tscan_t *ts = apr_palloc(prog->pool, sizeof(*ts) * (size_t)(c->r->targets->nelts + 1));
+        int any = 0;
+        for (t = 0; t < c->r->targets->nelts; t++) {
+            ts[t] = tscan_of(prog, c, t);
+            any |= ts[t].bit >= 0;
+        }
+        c->tscan = ts;
+        if (any && !c->r->op_negated && !c->r->multi_match)
             c->flags |= BW_CR_SCAN;
-        if (bw_matcher_exact(ref->m)[c->bit / 64] & ((uint64_t)1 << (c->bit % 64)))
-            c->flags |= BW_CR_EXACT;
     }
     publish(cc);
 }

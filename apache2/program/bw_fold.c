@@ -190,17 +190,26 @@ static void reach(apr_pool_t *p, fstate_t **pending, int i, const fstate_t *s)
 
 /* ---- what a rule may touch ------------------------------------------------------ */
 
-/* Rules some ctl:ruleRemove… of the program could remove (or change the
- * targets of) at run time are never decided here. */
-static void collect_removers(fold_t *f)
+/* Rules some ctl:ruleRemove… could remove (or change the targets of) at
+ * run time are never decided here. Which ctl: can run at all is what
+ * folding finds out: the first pass takes every ctl: of the program (CRS's
+ * exclusion packages remove whole id ranges, from sections a disabled
+ * package skips); each next pass takes only those in rules a path still
+ * reaches, until that stops shrinking. Each pass is sound because the one
+ * before it assumed more removals, never fewer. */
+static int collect_removers(fold_t *f, int live_only)
 {
     int ph, i, k;
     f->removers = apr_array_make(f->tmp, 8, sizeof(const bw_ctl_t *));
     for (ph = 1; ph <= BW_PHASES; ph++) {
         const apr_array_header_t *arr = f->prog->phase[ph];
-        for (i = 0; i < arr->nelts; i++) {
+        const bw_code_t *code = &f->prog->code[ph];
+        for (i = 0; i < (live_only ? code->n : arr->nelts); i++) {
             const bw_rule_t *r;
-            for (r = ((bw_rule_t **)arr->elts)[i]; r; r = r->chain_next) {
+            if (live_only && code->slots[i].kind == BW_SLOT_DEAD)
+                continue;
+            r = live_only ? code->slots[i].cr->r : ((bw_rule_t **)arr->elts)[i];
+            for (; r; r = r->chain_next) {
                 for (k = 0; r->kind != BW_RULE_MARKER && k < r->run_actions->nelts; k++) {
                     const bw_action_t *a = &((const bw_action_t *)r->run_actions->elts)[k];
                     const bw_ctl_t *c = a->data;
@@ -211,6 +220,7 @@ static void collect_removers(fold_t *f)
             }
         }
     }
+    return f->removers->nelts;
 }
 
 static int removable(const fold_t *f, const bw_rule_t *r)
@@ -226,13 +236,27 @@ static int removable(const fold_t *f, const bw_rule_t *r)
     return 0;
 }
 
-/* The constant start of a macro, lower-cased; *whole = 1 when it is all. */
-static const char *macro_prefix(apr_pool_t *p, const bw_macro_t *m, int *whole)
+/* RULE.<field> of a chain's starter, when constant (defined below). */
+static int rule_field(const bw_rule_t *h, apr_pool_t *p, bw_str_t sel, bw_str_t *out);
+
+/* The constant start of a macro, lower-cased (a RULE field of the rule's
+ * own starter is constant too: tx.%{rule.id}-… names one rule's keys);
+ * *whole = 1 when the whole name is constant. */
+static const char *macro_prefix(apr_pool_t *p, const bw_macro_t *m, const bw_rule_t *h, int *whole)
 {
-    *whole = !m->has_vars;
-    if (!m->nparts || m->parts[0].var)
-        return "";
-    return lower(p, m->parts[0].literal);
+    const char *out = "";
+    int i;
+    *whole = 1;
+    for (i = 0; i < m->nparts; i++) {
+        bw_str_t v = m->parts[i].literal;
+        if (m->parts[i].var && (m->parts[i].var->id != BW_V_RULE
+                                || !rule_field(h, p, m->parts[i].key, &v))) {
+            *whole = 0;
+            break;
+        }
+        out = apr_pstrcat(p, out, bw_str_pdup(p, v), NULL);
+    }
+    return lower(p, bw_str_make(out));
 }
 
 /* What a rule whose outcome depends on the request may have done to TX. */
@@ -256,7 +280,7 @@ static void taint_chain(fold_t *f, fstate_t *s, const bw_rule_t *r)
                 continue;
             if (strcmp(sv->coll, "TX"))
                 continue;
-            pre = macro_prefix(f->tmp, sv->name, &whole);
+            pre = macro_prefix(f->tmp, sv->name, r->chain_head, &whole);
             if (a->def->op == BW_A_EXPIREVAR)
                 pre = apr_pstrcat(f->tmp, "__expire_", pre, NULL);
             if (whole)
@@ -299,7 +323,6 @@ typedef struct {
     int has_mv, any_match;
 } dec_t;
 
-/* RULE.<field> of the chain's starter, when constant. */
 static int rule_field(const bw_rule_t *h, apr_pool_t *p, bw_str_t sel, bw_str_t *out)
 {
     if (bw_str_eq_cstr_ci(sel, "id"))
@@ -653,11 +676,55 @@ static int same_rules(const apr_array_header_t *a, const apr_array_header_t *b)
     return a->nelts == b->nelts && !memcmp(a->elts, b->elts, sizeof(bw_rule_t *) * (size_t)a->nelts);
 }
 
+/* Every slot back to RUN (before a pass). */
+static void unfold(bw_program_t *prog)
+{
+    int ph, i;
+    for (ph = 1; ph <= BW_PHASES; ph++)
+        for (i = 0; i < prog->code[ph].n; i++) {
+            bw_slot_t *s = &prog->code[ph].slots[i];
+            s->kind = BW_SLOT_RUN;
+            s->nfx = 0;
+            s->fx = NULL;
+            s->replay_mv = 0;
+        }
+}
+
+/* One pass over all phases with the removers in f. */
+static void fold_pass(fold_t *f, const bw_program_t *parent)
+{
+    bw_program_t *prog = f->prog;
+    fstate_t *entry, *end, *allowed = NULL, *stopped = NULL, *next, *logp;
+    int ph;
+    f->decided = f->dead = 0;
+    entry = st_new(f->tmp);
+    fold_phase(f, 1, entry, &end, &allowed, &stopped);
+    next = st_copy(f->tmp, end);
+    if (allowed)
+        st_merge(f->tmp, next, allowed);
+    /* phase 1 runs with the program of the server, later phases with this
+     * one: what phase 1 left is known only if the two have the same rules */
+    if (parent && (!same_rules(parent->phase[1], prog->phase[1])
+                   || parent->settings.unicode_map != prog->settings.unicode_map))
+        st_taint_prefix(f->tmp, next, "");
+    logp = st_copy(f->tmp, next);
+    for (ph = 2; ph <= 4; ph++) {
+        fold_phase(f, ph, next, &end, &allowed, &stopped);
+        st_merge(f->tmp, logp, end);
+        next = end;
+        if (allowed)
+            st_merge(f->tmp, next, allowed);
+    }
+    if (stopped)
+        st_merge(f->tmp, logp, stopped);
+    st_merge(f->tmp, logp, next);
+    fold_phase(f, 5, logp, &end, &allowed, &stopped);
+}
+
 void bw_program_fold(bw_program_t *prog, const bw_program_t *parent)
 {
     fold_t f;
-    fstate_t *entry, *end, *allowed = NULL, *stopped = NULL, *next, *logp;
-    int ph;
+    int n, pass;
 
     memset(&f, 0, sizeof(f));
     f.prog = prog;
@@ -668,30 +735,16 @@ void bw_program_fold(bw_program_t *prog, const bw_program_t *parent)
     pcre2_set_match_limit(f.mctx, (uint32_t)prog->settings.pcre_match_limit);
     pcre2_set_depth_limit(f.mctx, (uint32_t)prog->settings.pcre_recursion_limit);
     f.env.unicode_map = prog->settings.unicode_map;
-    collect_removers(&f);
-
-    entry = st_new(f.tmp);
-    fold_phase(&f, 1, entry, &end, &allowed, &stopped);
-    next = st_copy(f.tmp, end);
-    if (allowed)
-        st_merge(f.tmp, next, allowed);
-    /* phase 1 runs with the program of the server, later phases with this
-     * one: what phase 1 left is known only if the two have the same rules */
-    if (parent && (!same_rules(parent->phase[1], prog->phase[1])
-                   || parent->settings.unicode_map != prog->settings.unicode_map))
-        st_taint_prefix(f.tmp, next, "");
-    logp = st_copy(f.tmp, next);
-    for (ph = 2; ph <= 4; ph++) {
-        fold_phase(&f, ph, next, &end, &allowed, &stopped);
-        st_merge(f.tmp, logp, end);
-        next = end;
-        if (allowed)
-            st_merge(f.tmp, next, allowed);
+    n = collect_removers(&f, 0);
+    for (pass = 0; pass < 16; pass++) {
+        int m;
+        fold_pass(&f, parent);
+        m = collect_removers(&f, 1);
+        if (m >= n)
+            break;
+        n = m;
+        unfold(prog);
     }
-    if (stopped)
-        st_merge(f.tmp, logp, stopped);
-    st_merge(f.tmp, logp, next);
-    fold_phase(&f, 5, logp, &end, &allowed, &stopped);
     phase1_image(&f);
     prog->folded = f.decided;
     prog->dead = f.dead;

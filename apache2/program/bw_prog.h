@@ -23,39 +23,54 @@
 #include "matcher/bw_matcher.h"
 #include "base/bw_coll.h"
 
-/* ---- scan groups (bw_scan.c) -------------------------------------------- */
+/* ---- scan plans (bw_scan.c) --------------------------------------------- */
 
-/* A rule's place in a scan group: the group's matcher and chain, its bit. */
-typedef struct bw_scan_ref_s {
-    bw_matcher_t *m;
-    const bw_tfn_def_t *const *tfns;
-    int ntfns;
-    int bit;
-} bw_scan_ref_t;
+/* The pattern rules that look at a value source, scanned together: a rule
+ * is a bit, its transformation chain a slot; each distinct string the
+ * slots make of a value is scanned by the open matcher, and by the gated
+ * one when it has a byte of gate. */
+typedef struct bw_plan_s {
+    int nbits, nwords, nslots;
+    const bw_rule_t **slot_rule;   /* per slot: a rule with the slot's chain */
+    apr_array_header_t *slots;     /* the same, while the plan is built */
+    bw_matcher_t *open;            /* or NULL */
+    bw_matcher_t *gated;           /* or NULL */
+    uint64_t gate[4];
+    uint64_t *gated_bits;          /* bits the gated matcher owns */
+    uint64_t *exact;               /* bits whose hit is a match */
+    apr_hash_t *members;           /* rule -> bit and slot */
+} bw_plan_t;
 
-/* Group the pattern rules prog can still run (after folding) that its
- * parent has no bit for, and compile the groups' matchers. Warnings (a
- * database that could not be built) go to warnings (may be NULL). */
+/* Can rule r join a plan (a pattern operator with a constant parameter)? */
+int bw_scannable(const bw_rule_t *r);
+/* r's bit and slot in pl: 1, or 0 when r is not in pl. */
+int bw_plan_member(const bw_plan_t *pl, const bw_rule_t *r, int *bit, int *slot);
+/* Give each value source of prog its plan (new ones compiled; a parent's
+ * reused when it holds every rule needed). Warnings (a database that could
+ * not be built) go to warnings (may be NULL). */
 void bw_scan_build(bw_program_t *prog, apr_array_header_t *warnings);
-/* The scan group and bit of a rule link, in prog or its parents; or NULL. */
-const bw_scan_ref_t *bw_scan_lookup(const bw_program_t *prog, const bw_rule_t *r);
 
 /* ---- compiled programs (bw_compile.c) ------------------------------------- */
 
 typedef struct bw_crule_s bw_crule_t;
 
-#define BW_CR_EXACT     0x01   /* a scan hit of this rule's bit is a match */
 #define BW_CR_EXCL      0x02   /* the rule has !exclusion targets */
-#define BW_CR_SCAN      0x04   /* values can be skipped by the rule's scan bit */
+#define BW_CR_SCAN      0x04   /* values can be skipped by the scan (per target: tscan) */
+
+/* A target's place in its source's plan. */
+typedef struct bw_tscan_s {
+    int bit, slot;               /* bit -1: no plan covers this target */
+    int exact;                   /* a hit of the bit is a match */
+} bw_tscan_t;
 
 /* One rule link as the executor runs it. */
 struct bw_crule_s {
     const bw_rule_t *r;
     const bw_crule_t *next;      /* next link of the chain, or NULL */
     int node;                    /* program chain node (-1: no transformation) */
-    int unit, bit;               /* scan unit and bit, or -1 */
     unsigned flags;
     const int *tsrc;             /* per target: value source, or -1 (built on each use) */
+    const bw_tscan_t *tscan;     /* per target: its bit in its source's plan */
 };
 
 /* A value source: a variable with a literal selector (or none) whose
@@ -71,13 +86,6 @@ typedef struct bw_pnode_s {
     int parent;                  /* -1 for the first transformation */
     const bw_tfn_def_t *tfn;
 } bw_pnode_t;
-
-/* A scan unit: one group's matcher and the chain its values go through. */
-typedef struct bw_unit_s {
-    const bw_matcher_t *m;
-    int node;
-    int nwords;
-} bw_unit_t;
 
 enum {
     BW_SLOT_RUN,      /* evaluate the chain */
@@ -123,12 +131,15 @@ struct bw_program_s {
     int nrules;
     /* compiled (bw_compile.c) */
     bw_code_t code[BW_PHASES + 1];
-    int nsrc, nnodes, nunits;
+    int nsrc, nnodes;
     bw_source_t *srcs;
     bw_pnode_t *nodes;
-    bw_unit_t *units;
     bw_cc_t *cc;                     /* the compiler's tables, for bw_program_link_scan */
-    apr_hash_t *scan_map;            /* the rules this program gave a scan bit (bw_scan.c) */
+    /* scan plans (bw_scan.c): per source its plan (index in plans, or -1),
+     * per plan the program node of each slot */
+    apr_array_header_t *plans;       /* bw_plan_t* */
+    int *src_plan;
+    int **plan_nodes;
     /* folded (bw_fold.c): phase 1 starts at phase1_start with TX loaded
      * from tx_image (and MATCHED_VAR from start_mv's) */
     int phase1_start;
@@ -139,7 +150,8 @@ struct bw_program_s {
 
 /* Compile prog's phases (after the rule lists are final). */
 const char *bw_program_compile(bw_program_t *prog);
-/* Give compiled rule links their scan units and bits (after bw_scan_build). */
+/* Give compiled rule links their bits in their sources' plans (after
+ * bw_scan_build). */
 void bw_program_link_scan(bw_program_t *prog);
 
 /* Fold what the configuration decides (bw_fold.c); parent: the program

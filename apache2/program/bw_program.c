@@ -178,10 +178,9 @@ bw_program_t *bw_program_build_ex(apr_pool_t *pool, const bw_program_t *parent,
         return NULL;
     if (!(flags & BW_PROG_NO_FOLD))
         bw_program_fold(prog, parent);
-    if (!(flags & BW_PROG_NO_SCAN)) {
+    if (!(flags & BW_PROG_NO_SCAN))
         bw_scan_build(prog, cfg->warnings);
-        bw_program_link_scan(prog);
-    }
+    bw_program_link_scan(prog);
     return prog;
 }
 

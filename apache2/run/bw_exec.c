@@ -375,24 +375,26 @@ static int try_value(bw_tx_t *tx, ev_t *e, const bw_varval_t *v, bw_str_t tval, 
     return tx->intercepted;
 }
 
-/* The values of a source through the link: only those whose scan bit is
- * set when the link can be scanned. */
-static int source_values(bw_tx_t *tx, ev_t *e, const bw_target_t *t, int k)
+/* The values of a source through the link: only those whose bit is set in
+ * the scan of the string the link's chain made of them, when the link can
+ * use its source's scan. */
+static int source_values(bw_tx_t *tx, ev_t *e, const bw_target_t *t, int ti)
 {
     const bw_crule_t *c = e->c;
-    bw_src_state_t *S = bw_src_get(tx, k);
+    const bw_tscan_t *ts = &c->tscan[ti];
+    bw_src_state_t *S = bw_src_get(tx, c->tsrc[ti]);
     const bw_str_t *tv;
     int i;
-    if (c->flags & BW_CR_SCAN) {
-        const bw_hits_t *h = bw_src_hits(tx, S, c->unit);
-        int nw = tx->prog->units[c->unit].nwords, w = c->bit / 64;
-        uint64_t mask = (uint64_t)1 << (c->bit % 64);
-        int exact = (c->flags & BW_CR_EXACT) && !h->inexact;
-        if (!(h->any[w] & mask))
+    if ((c->flags & BW_CR_SCAN) && ts->bit >= 0) {
+        const bw_hits_t *h = bw_src_scan(tx, S, c->tsrc[ti]);
+        int nw = h->nwords, w = ts->bit / 64, exact = ts->exact && !h->inexact;
+        uint64_t mask = (uint64_t)1 << (ts->bit % 64);
+        const unsigned short *didx = h->didx + (size_t)ts->slot * (size_t)S->n;
+        if (!(h->any[(size_t)ts->slot * (size_t)nw + (size_t)w] & mask))
             return 0;
         tv = bw_src_tv(tx, S, c->node);
         for (i = 0; i < S->n; i++) {
-            if (!(h->bits[(size_t)i * (size_t)nw + (size_t)w] & mask))
+            if (!(h->vec[i][(size_t)didx[i] * (size_t)nw + (size_t)w] & mask))
                 continue;
             if (t->selector_re && bw_regex_match(t->selector_re, S->vals[i].key, tx->md) <= 0)
                 continue;
@@ -440,7 +442,9 @@ static void eval_targets(bw_tx_t *tx, ev_t *e)
         if (t[i].is_exclusion)
             continue;
         if (c->tsrc[i] >= 0) {
-            if (source_values(tx, e, &t[i], c->tsrc[i]))
+            if (!(c->flags & BW_CR_SCAN) || c->tscan[i].bit < 0)
+                scan_skip = 0;
+            if (source_values(tx, e, &t[i], i))
                 break;
             continue;
         }

@@ -38,11 +38,15 @@ void bw_tfn_cache_reset(bw_tx_t *tx);
 
 /* ---- the values of a phase (bw_values.c) ----------------------------------- */
 
-/* A scan unit's verdicts over a source: one bit vector per value (the
- * unit's words each) and their union. inexact: some value could not be
- * scanned, so no hit is exact. */
+/* A source's scan (its plan's verdicts): per value, the hit vectors of the
+ * distinct strings its slots made (vec[i], nwords each) and which one each
+ * slot made (didx[slot * n + i]); per slot, the union over all values
+ * (any[slot * nwords…]). inexact: some string could not be scanned, so no
+ * hit is exact. */
 typedef struct bw_hits_s {
-    uint64_t *bits;
+    int nwords;
+    uint64_t **vec;
+    unsigned short *didx;
     uint64_t *any;
     int inexact;
 } bw_hits_t;
@@ -53,8 +57,9 @@ typedef struct bw_src_state_s {
     int n;
     bw_varval_t *vals;
     bw_str_t *raw;                /* vals[i].value */
+    bw_byteset_t *present;        /* the bytes of raw[i] (when a chain needed them) */
     bw_str_t **tv;                /* per program node: transformed values, or NULL */
-    bw_hits_t **hits;             /* per program unit, or NULL */
+    bw_hits_t *hits;              /* the source's scan, or NULL */
 } bw_src_state_t;
 
 /* Fresh source states for tx->prog (at creation, and when the program changes). */
@@ -62,7 +67,8 @@ void bw_src_reset(bw_tx_t *tx);
 bw_src_state_t *bw_src_get(bw_tx_t *tx, int k);
 /* The values of S through chain node `node` (-1: as they are). */
 const bw_str_t *bw_src_tv(bw_tx_t *tx, bw_src_state_t *S, int node);
-const bw_hits_t *bw_src_hits(bw_tx_t *tx, bw_src_state_t *S, int unit);
+/* The scan of source k by its plan (once per phase). */
+const bw_hits_t *bw_src_scan(bw_tx_t *tx, bw_src_state_t *S, int k);
 
 /* ---- transactions ----------------------------------------------------- */
 

@@ -6,11 +6,13 @@
  * a phase that needs a source builds its values; every later rule reads the
  * same array. For each chain node a rule needs, the source's values are
  * transformed once into an array beside it (a node's array is its parent's
- * transformed by one more step; a transformation that changes nothing
- * returns its input, so benign values are not copied). For each scan unit,
- * the transformed values are scanned once by the unit's matcher into one
- * bit vector per value, plus the union of them all, so a rule whose bit is
- * clear in the union is done without touching a value.
+ * transformed by one more step; a transformation is not even called when
+ * the value has none of its trigger bytes, and one that changes nothing
+ * returns its input, so benign values are not copied). Then the source's
+ * scan plan (program/bw_scan.c): for each value, the distinct strings the
+ * plan's chains make of it are scanned once each, and per chain the union
+ * over all values is kept, so a rule whose bit is clear there is done
+ * without touching a value.
  *
  * A state is valid for one (phase, data generation): a ctl: that changes
  * what a variable yields (forceRequestBodyVariable…) bumps the generation.
@@ -46,6 +48,15 @@ bw_src_state_t *bw_src_get(bw_tx_t *tx, int k)
     return S;
 }
 
+/* The bytes each raw value contains, once per source and phase. */
+static void present_of(bw_tx_t *tx, bw_src_state_t *S)
+{
+    int i;
+    S->present = apr_palloc(tx->pool, sizeof(bw_byteset_t) * (size_t)(S->n + 1));
+    for (i = 0; i < S->n; i++)
+        bw_byteset_of(S->raw[i], &S->present[i]);
+}
+
 const bw_str_t *bw_src_tv(bw_tx_t *tx, bw_src_state_t *S, int node)
 {
     const bw_pnode_t *pn;
@@ -61,39 +72,94 @@ const bw_str_t *bw_src_tv(bw_tx_t *tx, bw_src_state_t *S, int node)
     pn = &tx->prog->nodes[node];
     in = bw_src_tv(tx, S, pn->parent);
     out = apr_palloc(tx->pool, sizeof(bw_str_t) * (size_t)(S->n + 1));
-    for (i = 0; i < S->n; i++)
-        pn->tfn->fn(&tx->tfn_env, tx->pool, in[i], &out[i]);
+    if (!S->present)
+        present_of(tx, S);
+    for (i = 0; i < S->n; i++) {
+        /* a transformation without a trigger byte in its input cannot
+         * change it: most values go through most chains untouched */
+        bw_byteset_t changed;
+        const bw_byteset_t *ps = &S->present[i];
+        if (!pn->tfn->always && (in[i].data != S->raw[i].data || in[i].len != S->raw[i].len)) {
+            bw_byteset_of(in[i], &changed);
+            ps = &changed;
+        }
+        if (bw_tfn_may_change(pn->tfn, ps))
+            pn->tfn->fn(&tx->tfn_env, tx->pool, in[i], &out[i]);
+        else
+            out[i] = in[i];
+    }
     S->tv[node] = out;
     return out;
 }
 
-const bw_hits_t *bw_src_hits(bw_tx_t *tx, bw_src_state_t *S, int unit)
+/* Scan one string with the plan: the open matcher, and the gated one when
+ * the string has a gate byte. Returns 0 when a scan failed. */
+static int scan_string(bw_tx_t *tx, const bw_plan_t *pl, bw_str_t str, const bw_byteset_t *ps,
+                       uint64_t *hv)
 {
-    const bw_unit_t *u = &tx->prog->units[unit];
-    const bw_str_t *tv;
+    int ok = 1;
+    memset(hv, 0, sizeof(uint64_t) * (size_t)pl->nwords);
+    if (pl->open)
+        ok &= bw_matcher_scan(pl->open, str, hv);
+    if (pl->gated && ((ps->w[0] & pl->gate[0]) | (ps->w[1] & pl->gate[1])
+                      | (ps->w[2] & pl->gate[2]) | (ps->w[3] & pl->gate[3])))
+        ok &= bw_matcher_scan(pl->gated, str, hv);
+    tx->stats.scans++;
+    tx->stats.bytes_scanned += str.len;
+    return ok;
+}
+
+const bw_hits_t *bw_src_scan(bw_tx_t *tx, bw_src_state_t *S, int k)
+{
+    int pi = tx->prog->src_plan[k];
+    const bw_plan_t *pl = ((const bw_plan_t **)tx->prog->plans->elts)[pi];
+    const int *nodes = tx->prog->plan_nodes[pi];
+    int ns = pl->nslots, nw = pl->nwords, i, s, w;
+    const bw_str_t **tv;
+    uint64_t *hv;
+    bw_str_t *d;
     bw_hits_t *h;
-    int i, w, nw = u->nwords;
-    if (!S->hits)
-        S->hits = apr_pcalloc(tx->pool, sizeof(bw_hits_t *) * (size_t)tx->prog->nunits);
-    if (S->hits[unit])
-        return S->hits[unit];
-    tv = bw_src_tv(tx, S, u->node);
+
+    if (S->hits)
+        return S->hits;
+    if (!S->present)
+        present_of(tx, S);
+    tv = apr_palloc(tx->pool, sizeof(*tv) * (size_t)ns);
+    for (s = 0; s < ns; s++)
+        tv[s] = bw_src_tv(tx, S, nodes[s]);
     h = apr_pcalloc(tx->pool, sizeof(*h));
-    h->bits = apr_pcalloc(tx->pool, sizeof(uint64_t) * (size_t)nw * (size_t)(S->n + 1));
-    h->any = apr_pcalloc(tx->pool, sizeof(uint64_t) * (size_t)nw);
+    h->nwords = nw;
+    h->vec = apr_palloc(tx->pool, sizeof(uint64_t *) * (size_t)(S->n + 1));
+    h->didx = apr_palloc(tx->pool, sizeof(unsigned short) * ((size_t)ns * (size_t)S->n + 1));
+    h->any = apr_pcalloc(tx->pool, sizeof(uint64_t) * (size_t)ns * (size_t)nw);
+    /* a value makes at most one distinct string per slot */
+    hv = apr_palloc(tx->pool, sizeof(uint64_t) * (size_t)nw * (size_t)(ns + 1));
+    d = apr_palloc(tx->pool, sizeof(bw_str_t) * (size_t)(ns + 1));
     for (i = 0; i < S->n; i++) {
-        uint64_t *b = &h->bits[(size_t)i * (size_t)nw];
-        if (i && tv[i].data == tv[i - 1].data && tv[i].len == tv[i - 1].len) {
-            memcpy(b, b - nw, sizeof(uint64_t) * (size_t)nw);
-        } else {
-            if (!bw_matcher_scan(u->m, tv[i], b))
-                h->inexact = 1;
-            tx->stats.scans++;
-            tx->stats.bytes_scanned += tv[i].len;
+        int nd = 0;
+        for (s = 0; s < ns; s++) {
+            bw_str_t str = tv[s][i];
+            int j;
+            for (j = 0; j < nd; j++)
+                if (d[j].len == str.len && (d[j].data == str.data || !memcmp(d[j].data, str.data, str.len)))
+                    break;
+            if (j == nd) {
+                bw_byteset_t ps;
+                const bw_byteset_t *pp = &S->present[i];
+                if (str.data != S->raw[i].data || str.len != S->raw[i].len) {
+                    bw_byteset_of(str, &ps);
+                    pp = &ps;
+                }
+                if (!scan_string(tx, pl, str, pp, &hv[(size_t)nd * (size_t)nw]))
+                    h->inexact = 1;
+                d[nd++] = str;
+            }
+            h->didx[(size_t)s * (size_t)S->n + (size_t)i] = (unsigned short)j;
+            for (w = 0; w < nw; w++)
+                h->any[(size_t)s * (size_t)nw + (size_t)w] |= hv[(size_t)j * (size_t)nw + (size_t)w];
         }
-        for (w = 0; w < nw; w++)
-            h->any[w] |= b[w];
+        h->vec[i] = apr_pmemdup(tx->pool, hv, sizeof(uint64_t) * (size_t)nw * (size_t)nd);
     }
-    S->hits[unit] = h;
+    S->hits = h;
     return h;
 }

@@ -460,7 +460,10 @@ class Apache:
 
     # -- start/stop ----------------------------------------------------------
     def start(self, timeout=None):
-        timeout = timeout or float(os.environ.get("BW_START_TIMEOUT", "60"))
+        # A first start compiles the rule set's scan databases (CRS v4 at
+        # paranoia level 4: about 20 s on 2 cores); later ones read them back
+        # from scan_cache_dir().
+        timeout = timeout or float(os.environ.get("BW_START_TIMEOUT", "180"))
         self.prepare()
         deadline = time.monotonic() + timeout
         p = subprocess.run(self.command("-k", "start"), env=self.env(), stdin=subprocess.DEVNULL,
