@@ -310,7 +310,36 @@ static int contexts(xs_t *x)
     return 0;
 }
 
+/* The fast path: 1 when none of "<" "=" ":" "&" and backslash is in the
+ * value, which proves that contexts() finds nothing:
+ *  - the data context runs only on a "<", the attribute contexts (unquoted,
+ *    attributes, quotes) only on a "<" or an "=";
+ *  - the url context needs a ":" from next_char() (bw_xss_check.c), which
+ *    returns one only for a ":" byte or a character reference ("&...");
+ *  - every pattern of the css context (xs_css_value_danger) holds a ":",
+ *    and css_scan() reads one only from a ":" byte, a CSS escape (a
+ *    backslash) or a character reference.
+ * Every other byte, NUL included, is fine: one pass, no state. */
+int bw_xss_fast_clean(bw_str_t value)
+{
+    static const unsigned char stop[256] = {
+        ['<'] = 1, ['='] = 1, [':'] = 1, ['&'] = 1, ['\\'] = 1,
+    };
+    const unsigned char *s = (const unsigned char *)value.data;
+    size_t i;
+
+    for (i = 0; i < value.len; i++)
+        if (stop[s[i]])
+            return 0;
+    return 1;
+}
+
 int bw_xss_detect(bw_str_t value, bw_xss_result_t *res)
+{
+    return !bw_xss_fast_clean(value) && bw_xss_detect_full(value, res);
+}
+
+int bw_xss_detect_full(bw_str_t value, bw_xss_result_t *res)
 {
     xs_t x;
 

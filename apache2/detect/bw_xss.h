@@ -15,6 +15,10 @@
  * javascript:/vbscript: URLs and active data: URLs, CSS that runs script,
  * and a few attributes that redirect forms or documents.
  *
+ * Before all of that, a fast path (bw_xss_fast_clean()) settles a value
+ * that holds none of the bytes any context needs, without changing any
+ * answer.
+ *
  * No allocation, no global state, linear time, never reads past value.len.
  */
 #ifndef BW_XSS_H
@@ -50,6 +54,13 @@ typedef struct {
 
 /* 1 when value carries XSS (res filled if not NULL), 0 otherwise. */
 int bw_xss_detect(bw_str_t value, bw_xss_result_t *res);
+
+/* For the differential tests and benchmarks only: bw_xss_detect() is
+ * bw_xss_fast_clean() (one pass that proves a value clean or says "maybe")
+ * and, on "maybe", bw_xss_detect_full(). The two answer alike for every
+ * value, the construct reported included. */
+int bw_xss_detect_full(bw_str_t value, bw_xss_result_t *res);
+int bw_xss_fast_clean(bw_str_t value);
 
 const char *bw_xss_context_name(int context);
 const char *bw_xss_reason_name(int reason);
