@@ -11,6 +11,9 @@
  * statement, a tautology, a sensitive function call, a comment that cuts the
  * rest of the query off ...). The reasons are listed below.
  *
+ * Before all of that, a fast path (bw_sqli_fast.c) settles most benign
+ * values in one pass over the bytes, without changing any answer.
+ *
  * No allocation, no global state, linear time, never reads past value.len.
  */
 #ifndef BW_SQLI_H
@@ -49,6 +52,17 @@ typedef struct {
 
 /* 1 when value is an SQL injection (res filled if not NULL), 0 otherwise. */
 int bw_sqli_detect(bw_str_t value, bw_sqli_result_t *res);
+
+/* For the differential tests and benchmarks only: bw_sqli_detect() is
+ * bw_sqli_fast_clean() (bw_sqli_fast.c: one pass that proves a value clean
+ * or says "maybe") and, on "maybe", bw_sqli_detect_full(). The two answer
+ * alike for every value, fingerprint included. */
+int bw_sqli_detect_full(bw_str_t value, bw_sqli_result_t *res);
+int bw_sqli_fast_clean(bw_str_t value);
+
+/* 1 when the fast path's keyword list is exactly the set of the
+ * tokenizer's keywords that can lead to evidence; for the unit tests. */
+int bw_sqli_fast_words_ok(void);
 
 /* Short names for logs and tests: "union", "single-quote", ... */
 const char *bw_sqli_evidence_name(unsigned evidence);

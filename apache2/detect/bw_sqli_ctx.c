@@ -192,6 +192,11 @@ static int run_glued(const unsigned char *s, size_t len, bw_sqli_result_t *res)
 
 int bw_sqli_detect(bw_str_t value, bw_sqli_result_t *res)
 {
+    return !bw_sqli_fast_clean(value) && bw_sqli_detect_full(value, res);
+}
+
+int bw_sqli_detect_full(bw_str_t value, bw_sqli_result_t *res)
+{
     const unsigned char *s = (const unsigned char *)value.data;
     size_t n = value.len;
 

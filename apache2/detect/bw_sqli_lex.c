@@ -158,6 +158,15 @@ int bw_sqli_tables_sorted(void)
     return 1;
 }
 
+const char *sq_lex_keyword(size_t i, unsigned char *cls, unsigned char *kw)
+{
+    if (i >= NKW)
+        return NULL;
+    *cls = keywords[i].cls;
+    *kw = keywords[i].kw;
+    return keywords[i].name;
+}
+
 static const sq_kw_t *find_keyword(const char *w)
 {
     size_t lo = 0, hi = NKW;

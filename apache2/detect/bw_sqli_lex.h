@@ -126,4 +126,8 @@ int sq_lex_next(sq_lex_t *lx, sq_tok_t *t);
 size_t sq_lex_skip_quoted(const unsigned char *s, size_t len, size_t pos,
                           unsigned char q);
 
+/* Entry i of the keyword table (its class and keyword id), NULL past the
+ * end: the fast path's keyword list is checked against it. */
+const char *sq_lex_keyword(size_t i, unsigned char *cls, unsigned char *kw);
+
 #endif /* BW_SQLI_LEX_H */

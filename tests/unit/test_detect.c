@@ -8,7 +8,12 @@
  *    nesting beyond the fixed bounds, and megabyte-sized pathological
  *    inputs (each value sits in a malloc'd buffer of exactly its length,
  *    so ASan catches any read past value.len);
- *  - the operators: message text, TX.0 capture, nothing on no match.
+ *  - the operators: message text, TX.0 capture, nothing on no match;
+ *  - the fast paths (bw_sqli_fast.c, bw_xss_fast_clean()): the common
+ *    benign shapes take them, the near misses next to them do not and
+ *    still match, and the SQL keyword list follows the tokenizer's table.
+ *    The differential test over corpora and millions of random values is
+ *    tests/detect/detect_diff.c.
  * The corpus-level figures (detection and false-positive rates) come from
  * tests/detect/bench.py, not from here.
  */
@@ -450,6 +455,90 @@ START_TEST(test_op_xss)
 }
 END_TEST
 
+/* ------------------------------------------------------------------------ */
+
+/* Benign values and whether each fast path settles them (1) or leaves
+ * them to the full detector (0): the SQLi one stops at quotes, "(", ")",
+ * "#", comments, "@@", "&&", "||" and the keywords that can lead to
+ * evidence; the XSS one at "<", "=", ":", "&" and backslash. */
+static const struct {
+    const char *in;
+    int sqli, xss;
+} fast_shapes[] = {
+    {"red_clock", 1, 1}, {"json.records.rec_0001.description_short", 1, 1}, {"203.26", 1, 1},
+    {"EUR", 1, 1}, {"false", 1, 1}, {"paper_chair_jar_bracelet", 1, 1}, {"-17.5e3", 1, 1},
+    {"2024-03-12", 1, 1}, {"x-forwarded-for", 1, 1}, {"en-GB,en;q=0.7", 1, 0},
+    {"550e8400-e29b-41d4-a716-446655440000", 1, 1}, {"jane.doe+tag@example.com", 1, 1},
+    {"https://shop.example.com/catalog/garden?page=1&sort=asc", 1, 0},
+    {"red clock with a blue face", 1, 1}, {"Gdansk_11_aisle_01", 1, 1}, {"1st", 1, 1},
+    {"color_order", 1, 1}, {"orders", 1, 1}, {"_or", 1, 1}, {"\xc3\xa9or", 1, 1},
+    {"a|b", 1, 1}, {"a&b", 1, 0}, {"n-1", 1, 1}, {"@home", 1, 1}, {"value; more", 1, 1},
+    {"an expression (x + 1)", 0, 1}, {"", 1, 1},
+    /* left to the full detector, which finds nothing */
+    {"x2or", 0, 1}, {"Please select your size", 0, 1}, {"rock and roll", 0, 1},
+    {"O'Brien", 0, 1}, {"C:\\Users\\x", 1, 0},
+};
+
+START_TEST(test_fast_shapes)
+{
+    bw_str_t v = bw_str_make(fast_shapes[_i].in);
+    ck_assert_msg(bw_sqli_fast_clean(v) == fast_shapes[_i].sqli, "SQLi fast path on \"%s\": %d",
+                  v.data, bw_sqli_fast_clean(v));
+    ck_assert_msg(bw_xss_fast_clean(v) == fast_shapes[_i].xss, "XSS fast path on \"%s\": %d",
+                  v.data, bw_xss_fast_clean(v));
+    ck_assert_int_eq(bw_sqli_detect(v, NULL), 0);
+    ck_assert_int_eq(bw_xss_detect(v, NULL), 0);
+}
+END_TEST
+
+/* Near misses: values a fast path must leave to the full detector because
+ * they match, each built on the edge of what it accepts. */
+static const sqli_vec_t sqli_edge[] = {
+    {"1.or.1is.5", "cond", "as-is"},           /* dots only, no blank */
+    {"0xfor 1=1", "cond", "as-is"},            /* hex "0xf" + "or" */
+    {"1e5or 1=1", "cond", "as-is"},            /* exponent + "or" */
+    {"0b1or 1=1", "cond", "as-is"},
+    {"\\Nor 1=1", "cond", "as-is"},            /* MySQL's \N + "or" */
+    {"1 or x is null", "cond", "as-is"},
+    {"1 || 1=1", "cond", "as-is"},
+    {"1 OrDeR by 2", "clause", "as-is"},
+    {"a union select 1", "union", "as-is"},
+    {"1 drop table users", "stack", "as-is"},
+    {"@@version", "call", "as-is"},
+    {"1 or 1=1--", "cond", "as-is"},
+};
+
+START_TEST(test_sqli_fast_edge)
+{
+    bw_sqli_result_t r;
+    bw_str_t v = bw_str_make(sqli_edge[_i].in);
+
+    ck_assert_msg(bw_sqli_fast_clean(v) == 0, "fast path settles \"%s\"", v.data);
+    ck_assert_msg(sqli(v.data, &r) == 1, "not detected: %s", v.data);
+    ck_assert_str_eq(bw_sqli_evidence_name(r.evidence), sqli_edge[_i].evidence);
+    ck_assert_str_eq(bw_sqli_context_name(r.context), sqli_edge[_i].context);
+}
+END_TEST
+
+static const char *const xss_edge[] = {
+    "x\\3a expression(1)", "x:expression(1)", "javascript&colon;alert(1)", "x onclick=alert(1)",
+    "<script>", "data:text/html,x",
+};
+
+START_TEST(test_xss_fast_edge)
+{
+    bw_str_t v = bw_str_make(xss_edge[_i]);
+    ck_assert_msg(bw_xss_fast_clean(v) == 0, "fast path settles \"%s\"", v.data);
+    ck_assert_msg(xss(v.data, NULL) == 1, "not detected: %s", v.data);
+}
+END_TEST
+
+START_TEST(test_fast_words)
+{
+    ck_assert_int_eq(bw_sqli_fast_words_ok(), 1);
+}
+END_TEST
+
 static Suite *detect_suite(void)
 {
     Suite *s = suite_create("detect");
@@ -469,6 +558,10 @@ static Suite *detect_suite(void)
     tcase_add_test(tc, test_linear_time);
     tcase_add_test(tc, test_op_sqli);
     tcase_add_test(tc, test_op_xss);
+    tcase_add_loop_test(tc, test_fast_shapes, 0, (int)(sizeof(fast_shapes) / sizeof(fast_shapes[0])));
+    tcase_add_loop_test(tc, test_sqli_fast_edge, 0, (int)(sizeof(sqli_edge) / sizeof(sqli_edge[0])));
+    tcase_add_loop_test(tc, test_xss_fast_edge, 0, (int)(sizeof(xss_edge) / sizeof(xss_edge[0])));
+    tcase_add_test(tc, test_fast_words);
     suite_add_tcase(s, tc);
     return s;
 }
