@@ -18,7 +18,11 @@
  *   detect_diff [-n RANDOM] [-s SEED] [--crs DIR]... [-v]
  *   detect_diff --bench [-r ROUNDS]        (detect_bench.c)
  * Closing line: "detect-diff: N passed, M failed", one check per detector
- * and source (corpus, CRS, random). Exit status 1 on any disagreement or
+ * and source (corpus, CRS, random). Before it, a digest of every answer
+ * (verdict and result of the full detectors) per source: two builds that
+ * print the same digests with the same seed and data answered alike for
+ * every value, which is how a change inside the tokenizers is shown to
+ * change no answer (the check itself compares fast path on and off). Exit status 1 on any disagreement or
  * when the in-tree corpus is missing. Without CRS data its checks are
  * reported as skipped.
  */
@@ -75,7 +79,16 @@ typedef struct {
     dd_count_t n[DD_NDETECTORS];
     int verbose;
     long reported;
+    uint64_t digest;            /* of every answer, in order (FNV-1a) */
 } dd_stats_t;
+
+static void digest_add(uint64_t *h, const void *data, size_t n)
+{
+    const unsigned char *p = data;
+    size_t i;
+    for (i = 0; i < n; i++)
+        *h = (*h ^ p[i]) * 0x100000001b3ULL;
+}
 
 static void report(dd_stats_t *st, const char *what, bw_str_t v, int fast, int m1, int m2)
 {
@@ -110,6 +123,9 @@ static void check_one(dd_stats_t *st, int k, bw_str_t v)
     st->n[k].values++;
     st->n[k].fast += fast;
     st->n[k].matches += m2;
+    digest_add(&st->digest, &m2, sizeof(m2));
+    if (m2)
+        digest_add(&st->digest, b, d->res_size);
     if (m1 != m2 || (fast && m2) || memcmp(a, b, d->res_size) != 0) {
         st->n[k].disagree++;
         report(st, d->name, v, fast, m1, m2);
@@ -296,8 +312,10 @@ static int run(apr_pool_t *p, const dd_opts_t *o)
     int i, files = 0, failed = 0, passed = 0;
 
     memset(st, 0, sizeof(st));
-    for (i = 0; i < 3; i++)
+    for (i = 0; i < 3; i++) {
         st[i].verbose = o->verbose;
+        st[i].digest = 0xcbf29ce484222325ULL;
+    }
     pf_payloads_init(p, &tree);
     if (load_tree(p, &tree) != 0) {
         printf("detect-diff: 0 passed, 1 failed (tests/detect corpus missing under %s)\n", BW_SRCDIR);
@@ -319,6 +337,9 @@ static int run(apr_pool_t *p, const dd_opts_t *o)
     }
     check_random(&st[2], tree.items, o->random, o->seed);
     failed += summary("random", &st[2], &passed);
+    printf("answers digest: corpus %016llx, CRS %016llx, random %016llx\n",
+           (unsigned long long)st[0].digest, (unsigned long long)st[1].digest,
+           (unsigned long long)st[2].digest);
     printf("detect-diff: %d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
 }
