@@ -167,12 +167,20 @@ const char *sq_lex_keyword(size_t i, unsigned char *cls, unsigned char *kw)
     return keywords[i].name;
 }
 
+/* strcmp()'s order; most probes of a lookup differ in the first byte,
+ * which is compared here without a call. */
+static int name_cmp(const char *w, const char *name)
+{
+    int c = (unsigned char)w[0] - (unsigned char)name[0];
+    return c != 0 || w[0] == '\0' ? c : strcmp(w + 1, name + 1);
+}
+
 static const sq_kw_t *find_keyword(const char *w)
 {
     size_t lo = 0, hi = NKW;
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;
-        int c = strcmp(w, keywords[mid].name);
+        int c = name_cmp(w, keywords[mid].name);
         if (c == 0)
             return &keywords[mid];
         if (c < 0)
@@ -188,7 +196,7 @@ static unsigned short function_flags(const char *w)
     size_t lo = 0, hi = NFN;
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;
-        int c = strcmp(w, functions[mid].name);
+        int c = name_cmp(w, functions[mid].name);
         if (c == 0)
             return functions[mid].flags;
         if (c < 0)
@@ -199,9 +207,10 @@ static unsigned short function_flags(const char *w)
     return 0;
 }
 
+/* Blank: space, \t \n \v \f \r (9 to 13). */
 static int is_blank(unsigned char c)
 {
-    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
+    return c == ' ' || (unsigned char)(c - '\t') <= '\r' - '\t';
 }
 
 static int is_digit(unsigned char c)
@@ -212,7 +221,7 @@ static int is_digit(unsigned char c)
 /* Identifier bytes: MySQL allows $ and any non-ASCII byte (UTF-8 names). */
 static int is_ident(unsigned char c)
 {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || is_digit(c)
+    return (unsigned char)((c | 0x20) - 'a') <= 'z' - 'a' || is_digit(c)
         || c == '_' || c == '$' || c >= 0x80;
 }
 
