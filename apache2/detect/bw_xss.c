@@ -37,6 +37,7 @@
  * The attribute contexts run only when the value has an "=" or a "<"; the
  * quote contexts only when it has that quote.
  */
+#include <stdint.h>
 #include <string.h>
 #include "bw_xss.h"
 #include "bw_xss_int.h"
@@ -319,7 +320,18 @@ static int contexts(xs_t *x)
  *  - every pattern of the css context (xs_css_value_danger) holds a ":",
  *    and css_scan() reads one only from a ":" byte, a CSS escape (a
  *    backslash) or a character reference.
- * Every other byte, NUL included, is fine: one pass, no state. */
+ * Every other byte, NUL included, is fine: one pass, no state. Eight
+ * bytes are tested at a time in a 64-bit word, the last eight overlapping
+ * the eight before (values shorter than that byte by byte). */
+#define ONES 0x0101010101010101ULL
+#define HIGHS 0x8080808080808080ULL
+
+/* Non-zero when one of the eight bytes of x is zero (exact as a yes/no). */
+static uint64_t has_zero(uint64_t x)
+{
+    return (x - ONES) & ~x & HIGHS;
+}
+
 int bw_xss_fast_clean(bw_str_t value)
 {
     static const unsigned char stop[256] = {
@@ -328,10 +340,23 @@ int bw_xss_fast_clean(bw_str_t value)
     const unsigned char *s = (const unsigned char *)value.data;
     size_t i;
 
-    for (i = 0; i < value.len; i++)
-        if (stop[s[i]])
+    if (value.len < 8) {
+        for (i = 0; i < value.len; i++)
+            if (stop[s[i]])
+                return 0;
+        return 1;
+    }
+    for (i = 0;; i += 8) {
+        uint64_t x;
+        if (i + 8 > value.len)
+            i = value.len - 8;       /* the last eight, overlapping */
+        memcpy(&x, s + i, 8);
+        if (has_zero(x ^ (ONES * '<')) | has_zero(x ^ (ONES * '=')) | has_zero(x ^ (ONES * ':'))
+            | has_zero(x ^ (ONES * '&')) | has_zero(x ^ (ONES * '\\')))
             return 0;
-    return 1;
+        if (i + 8 == value.len)
+            return 1;
+    }
 }
 
 int bw_xss_detect(bw_str_t value, bw_xss_result_t *res)
