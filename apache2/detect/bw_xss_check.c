@@ -226,6 +226,15 @@ static int read_scheme(const unsigned char *p, size_t n, size_t *after)
     size_t i = 0, bl = 0, lim = n < SCHEME_SCAN ? n : SCHEME_SCAN;
     int leading = 1;
 
+    /* A first byte that is neither blank, control nor "&" is the scheme's
+     * first letter as read below: none of the schemes that matter can
+     * start with anything but j, v, l, m or d. */
+    if (n > 0 && p[0] > 0x20 && p[0] != '&') {
+        unsigned char c = lc(p[0]);
+        if (c != 'j' && c != 'v' && c != 'l' && c != 'm' && c != 'd')
+            return SCH_NONE;
+    }
+
     while (i < lim) {
         unsigned long c = next_char(p, lim, &i);
         if (leading && c <= 0x20)
@@ -405,18 +414,27 @@ static unsigned long css_escape(const unsigned char *p, size_t n, size_t *i)
     return v;
 }
 
-static const char *const css_any[] = {
-    "expression(", "javascript:", "vbscript:", "livescript:", "behavior:",
-    "-moz-binding", "@import",
+/* The patterns with their lengths (computed once, by the compiler). */
+typedef struct {
+    const char *s;
+    size_t n;
+} css_pat_t;
+
+#define PAT(s) { s, sizeof(s) - 1 }
+static const css_pat_t css_any[] = {
+    PAT("expression("), PAT("javascript:"), PAT("vbscript:"), PAT("livescript:"),
+    PAT("behavior:"), PAT("-moz-binding"), PAT("@import"),
 };
-static const char *const css_decl[] = {
-    ":expression(", "url(javascript:", "url(vbscript:", "behavior:url(", "-moz-binding:",
+static const css_pat_t css_decl[] = {
+    PAT(":expression("), PAT("url(javascript:"), PAT("url(vbscript:"), PAT("behavior:url("),
+    PAT("-moz-binding:"),
 };
+#undef PAT
 
 /* Normalises CSS (comments, escapes, optional entities, blanks and case)
  * into a 16-byte window and looks for a pattern ending at each byte. */
 static int css_scan(const unsigned char *p, size_t n, int entities,
-                    const char *const *bad, size_t nbad)
+                    const css_pat_t *bad, size_t nbad)
 {
     unsigned char ring[16];
     size_t i = 0, k, L;
@@ -443,10 +461,10 @@ static int css_scan(const unsigned char *p, size_t n, int entities,
             continue;
         for (k = 0; k < nbad; k++) {
             size_t j;
-            L = strlen(bad[k]);
+            L = bad[k].n;
             if (idx < L)
                 continue;
-            for (j = 0; j < L && ring[(idx - L + j) & 15] == (unsigned char)bad[k][j]; j++)
+            for (j = 0; j < L && ring[(idx - L + j) & 15] == (unsigned char)bad[k].s[j]; j++)
                 ;
             if (j == L)
                 return 1;
@@ -460,7 +478,16 @@ int xs_css_danger(const unsigned char *p, size_t n, int entities)
     return css_scan(p, n, entities, css_any, NELEM(css_any));
 }
 
+/* Each css_decl pattern holds a "(" or a "-"; the text css_scan() reads
+ * holds only the value's own bytes unless a CSS escape (a backslash) or a
+ * character reference ("&") makes others. Without any of the four, the
+ * scan cannot match and is skipped. */
 int xs_css_value_danger(const unsigned char *p, size_t n)
 {
-    return css_scan(p, n, 1, css_decl, NELEM(css_decl));
+    size_t i;
+
+    for (i = 0; i < n; i++)
+        if (p[i] == '(' || p[i] == '-' || p[i] == '\\' || p[i] == '&')
+            return css_scan(p, n, 1, css_decl, NELEM(css_decl));
+    return 0;
 }
