@@ -167,12 +167,15 @@ const char *sq_lex_keyword(size_t i, unsigned char *cls, unsigned char *kw)
     return keywords[i].name;
 }
 
-/* strcmp()'s order; most probes of a lookup differ in the first byte,
- * which is compared here without a call. */
+/* strcmp()'s order; most probes of a lookup differ in the first two
+ * bytes, which are compared here without a call. */
 static int name_cmp(const char *w, const char *name)
 {
     int c = (unsigned char)w[0] - (unsigned char)name[0];
-    return c != 0 || w[0] == '\0' ? c : strcmp(w + 1, name + 1);
+    if (c != 0 || w[0] == '\0')
+        return c;
+    c = (unsigned char)w[1] - (unsigned char)name[1];
+    return c != 0 || w[1] == '\0' ? c : strcmp(w + 2, name + 2);
 }
 
 static const sq_kw_t *find_keyword(const char *w)
