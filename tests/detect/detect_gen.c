@@ -51,6 +51,8 @@ static const char *const skeletons[] = {
     "\\N|or|1|=|1", "0xf|or|1|=|1", "0b1|or|1|=|1", "1e5|or|1|=|1", ".5|or|1|=|1",
     "1.|or|.1|is|.5", "x|'|or|'1", "x|\"|or|1|--", "1|/*|x|*/|union|select|1",
     "/x/|/**/|2|union|all", "1|#|x", "1|--|x", "1|or|1|notnull",
+    "x|;|drop|table|y", "x|;|select|1", "x|;|insert|into|t", "x|;|update|t|set",
+    "x|;|shutdown", "x|or|1|=|1", "null|or|1|=|1",
     "<script>", "<svg|onload=alert(1)>", "x|onclick=alert(1)", "javascript:alert(1)",
     "data:text/html,x", "x|\\3a|expression(1)", "x:expression(1)", "x&#58;expression(1)",
     "javascript&colon;alert(1)", "url(javascript:x)", "-moz-binding:url(x)",

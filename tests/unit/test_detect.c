@@ -475,8 +475,8 @@ static const struct {
     {"a|b", 1, 1}, {"a&b", 1, 0}, {"n-1", 1, 1}, {"@home", 1, 1}, {"value; more", 1, 1},
     {"an expression (x + 1)", 0, 1}, {"", 1, 1},
     /* left to the full detector, which finds nothing */
-    {"x2or", 0, 1}, {"Please select your size", 0, 1}, {"rock and roll", 0, 1},
-    {"O'Brien", 0, 1}, {"C:\\Users\\x", 1, 0},
+    {"Please select your size", 0, 1}, {"rock and roll", 0, 1}, {"x2or", 0, 1},
+    {"1 and 2", 0, 1}, {"set the table", 0, 1}, {"O'Brien", 0, 1}, {"C:\\Users\\x", 1, 0},
 };
 
 START_TEST(test_fast_shapes)
@@ -506,6 +506,8 @@ static const sqli_vec_t sqli_edge[] = {
     {"1 drop table users", "stack", "as-is"},
     {"@@version", "call", "as-is"},
     {"1 or 1=1--", "cond", "as-is"},
+    {"x;drop table users", "stack", "as-is"},  /* a word first, then ";" */
+    {"a;select 1", "stack", "as-is"},
 };
 
 START_TEST(test_sqli_fast_edge)
