@@ -11,7 +11,8 @@
  * by the sandwich pass in bw_sqli_ctx.c; reading every call back to the
  * tokens that lead to it, a match needs at least one of:
  *   - a quote ' " ` : the quoted contexts, the sandwich pass, strings
- *     (INTO OUTFILE '..', WAITFOR DELAY '..', N'..' introducers);
+ *     (INTO OUTFILE '..', WAITFOR DELAY '..', N'..' introducers); but see
+ *     below for one single quote;
  *   - "(" or ")": calls, subqueries, empty argument lists (version());
  *   - a comment ("--", "#", slash-star; a closed block comment is also
  *     the comment-glued context and the versioned comment's SQL), "@@" +
@@ -39,6 +40,14 @@
  * is checked, as are the letters after a hex number. Looking at more than
  * the tokenizer would ("0xf" + "or" after a ".") only costs the fast path
  * a value, never a verdict.
+ * One single quote (an apostrophe: "O'Brien", "don't") is let through as
+ * well. The as-is reading then ends in a string token from the quote to
+ * the end (no second quote closes it); a string leads to evidence only
+ * with one of the keywords above or as INTO OUTFILE '..', so OUTFILE and
+ * DUMPFILE count as keywords then. The single-quote context reads the
+ * bytes after the quote: its word tokens start where the scan looks (the
+ * quote ends a run), it holds no string, and its sandwich pass finds no
+ * second quote to close the expression.
  * The keyword list below must follow the tokenizer's table and the
  * grammar; bw_sqli_fast_words_ok() checks it against the table (unit test).
  */
@@ -50,7 +59,8 @@
  * is_ident()). */
 enum {
     C_SEP = 0,    /* no token the proof cares about starts here */
-    C_STOP,       /* ' " ` ( ) # : the full detector decides */
+    C_STOP,       /* ' " ` ( ) # : the full detector decides (but one ' may
+                     pass, see the header) */
     C_PAIR,       /* - / @ & | \ : a stop when followed by pair_of() */
     C_LETTER,     /* A-Z a-z */
     C_DIGIT,      /* 0-9 */
@@ -91,7 +101,8 @@ static const unsigned char byte_class[256] = {
 #define WORD_MIN 2
 #define WORD_MAX 8
 
-/* The keywords that can lead to evidence (see the header), by length. */
+/* The keywords that can lead to evidence (see the header), by length;
+ * OUTFILE and DUMPFILE only in a value with a quote. */
 static const char *const words[WORD_MAX + 1][10] = {
     [2] = {"or"},
     [3] = {"and", "set", "use", "xor"},
@@ -99,8 +110,8 @@ static const char *const words[WORD_MAX + 1][10] = {
     [5] = {"alter", "grant", "group", "limit", "order"},
     [6] = {"create", "delete", "having", "insert", "offset", "rename", "revoke", "select",
            "update"},
-    [7] = {"declare", "execute", "handler", "replace", "waitfor"},
-    [8] = {"shutdown", "truncate"},
+    [7] = {"declare", "execute", "handler", "outfile", "replace", "waitfor"},
+    [8] = {"dumpfile", "shutdown", "truncate"},
 };
 
 /* Their first letters, by length: one test turns most words away.
@@ -112,8 +123,8 @@ static const unsigned long first_letters[WORD_MAX + 1] = {
     [4] = F('c') | F('d') | F('e') | F('k') | F('l') | F('s'),
     [5] = F('a') | F('g') | F('l') | F('o'),
     [6] = F('c') | F('d') | F('h') | F('i') | F('o') | F('r') | F('s') | F('u'),
-    [7] = F('d') | F('e') | F('h') | F('r') | F('w'),
-    [8] = F('s') | F('t'),
+    [7] = F('d') | F('e') | F('h') | F('o') | F('r') | F('w'),
+    [8] = F('d') | F('s') | F('t'),
 };
 #undef F
 
@@ -129,8 +140,13 @@ static int is_hex(unsigned char c)
     return byte_class[c] == C_DIGIT || (unsigned char)((c | 0x20) - 'a') <= 'f' - 'a';
 }
 
-/* Is p[0..n) one of the keywords, in any case? ("| 0x20" lower-cases a
- * letter and never turns another byte into one.) */
+/* What a keyword found means: nothing, a possible match, a possible
+ * match if the value has a quote (OUTFILE, DUMPFILE). */
+enum { F_NONE = 0, F_KEYWORD, F_QUOTED };
+
+/* Is p[0..n) one of the keywords, in any case? F_NONE, F_KEYWORD or
+ * F_QUOTED. ("| 0x20" lower-cases a letter and never turns another byte
+ * into one.) */
 static int keyword(const unsigned char *p, size_t n)
 {
     const char *const *w;
@@ -138,17 +154,17 @@ static int keyword(const unsigned char *p, size_t n)
     size_t j;
 
     if (n < WORD_MIN || n > WORD_MAX)
-        return 0;
+        return F_NONE;
     first = (unsigned char)((p[0] | 0x20) - 'a');
     if (first > 'z' - 'a' || !((first_letters[n] >> first) & 1))
-        return 0;
+        return F_NONE;
     for (w = words[n]; *w != NULL; w++) {
         for (j = 0; j < n && (unsigned char)(p[j] | 0x20) == (unsigned char)(*w)[j]; j++)
             ;
         if (j == n)
-            return 1;
+            return memcmp(*w + n - 4, "file", 4) == 0 ? F_QUOTED : F_KEYWORD;
     }
-    return 0;
+    return F_NONE;
 }
 
 /* The letters s[t..e) with e = len or s[e] not an identifier byte: the
@@ -159,7 +175,7 @@ static int keyword(const unsigned char *p, size_t n)
  * a byte >= 0x80 (see the header). */
 static int trailing_keyword(const unsigned char *s, size_t t, size_t e)
 {
-    return (t == 0 || byte_class[s[t - 1]] != C_IDENT) && keyword(s + t, e - t);
+    return (t == 0 || byte_class[s[t - 1]] != C_IDENT) ? keyword(s + t, e - t) : F_NONE;
 }
 
 /* A hex number at the start of a run ("0x1f" + "or"): is there a keyword
@@ -170,18 +186,19 @@ static int keyword_after_hex(const unsigned char *s, size_t i, size_t len)
 
     if (len - i < 5 || (s[i + 1] | 0x20) != 'x' || !is_hex(s[i + 2])
         || (i > 0 && byte_class[s[i - 1]] >= C_LETTER))
-        return 0;
+        return F_NONE;
     while (h < len && is_hex(s[h]))
         h++;
     for (e = h; e < len && byte_class[s[e]] == C_LETTER; e++)
         ;
-    return (e == len || byte_class[s[e]] < C_LETTER) && keyword(s + h, e - h);
+    return (e == len || byte_class[s[e]] < C_LETTER) ? keyword(s + h, e - h) : F_NONE;
 }
 
 int bw_sqli_fast_clean(bw_str_t value)
 {
     const unsigned char *s = (const unsigned char *)value.data;
     size_t i = 0, len = value.len;
+    int quotes = 0, found = F_NONE, f;
 
     while (i < len) {
         unsigned char c = s[i], k = byte_class[c];
@@ -190,25 +207,35 @@ int bw_sqli_fast_clean(bw_str_t value)
             size_t t = i;
             while (++i < len && byte_class[s[i]] == C_LETTER)
                 ;
-            if ((i == len || byte_class[s[i]] < C_LETTER) && trailing_keyword(s, t, i))
-                return 0;
+            if ((i == len || byte_class[s[i]] < C_LETTER)
+                && (f = trailing_keyword(s, t, i)) != F_NONE) {
+                if (f == F_KEYWORD)
+                    return 0;
+                found = f;
+            }
             continue;
         }
-        if (k == C_STOP || (k == C_PAIR && i + 1 < len && s[i + 1] == pair_of(c))
-            || (c == '0' && keyword_after_hex(s, i, len)))
+        if ((k == C_STOP && (c != '\'' || quotes++ > 0))
+            || (k == C_PAIR && i + 1 < len && s[i + 1] == pair_of(c)))
             return 0;
+        if (c == '0' && (f = keyword_after_hex(s, i, len)) != F_NONE) {
+            if (f == F_KEYWORD)
+                return 0;
+            found = f;
+        }
         i++;
     }
-    return 1;
+    return !(found == F_QUOTED && quotes > 0);
 }
 
-/* The classes and keyword ids that reach ev() in bw_sqli.c from a word. */
+/* The classes and keyword ids that reach ev() in bw_sqli.c from a word
+ * (OUTFILE with a string). */
 static int word_leads_to_evidence(unsigned char cls, unsigned char kw)
 {
     if (cls == SQ_LOGIC || cls == SQ_SELECT || cls == SQ_STMT)
         return 1;
     return cls == SQ_KW && (kw == KW_GROUP || kw == KW_ORDER || kw == KW_HAVING
-                            || kw == KW_LIMIT || kw == KW_OFFSET);
+                            || kw == KW_LIMIT || kw == KW_OFFSET || kw == KW_OUTFILE);
 }
 
 int bw_sqli_fast_words_ok(void)
@@ -218,7 +245,7 @@ int bw_sqli_fast_words_ok(void)
     size_t i, j, listed = 0, needed = 0;
 
     for (i = 0; (name = sq_lex_keyword(i, &cls, &kw)) != NULL; i++) {
-        int in_list = keyword((const unsigned char *)name, strlen(name));
+        int in_list = keyword((const unsigned char *)name, strlen(name)) != F_NONE;
         if (in_list != word_leads_to_evidence(cls, kw))
             return 0;
         needed += (size_t)in_list;

@@ -472,11 +472,12 @@ static const struct {
     {"https://shop.example.com/catalog/garden?page=1&sort=asc", 1, 0},
     {"red clock with a blue face", 1, 1}, {"Gdansk_11_aisle_01", 1, 1}, {"1st", 1, 1},
     {"color_order", 1, 1}, {"orders", 1, 1}, {"_or", 1, 1}, {"\xc3\xa9or", 1, 1},
-    {"a|b", 1, 1}, {"a&b", 1, 0}, {"n-1", 1, 1}, {"@home", 1, 1}, {"value; more", 1, 1},
+    {"O'Brien", 1, 1}, {"don't stop me now", 1, 1}, {"a|b", 1, 1}, {"a&b", 1, 0}, {"n-1", 1, 1}, {"@home", 1, 1}, {"value; more", 1, 1},
     {"an expression (x + 1)", 0, 1}, {"", 1, 1},
     /* left to the full detector, which finds nothing */
     {"Please select your size", 0, 1}, {"rock and roll", 0, 1}, {"x2or", 0, 1},
-    {"1 and 2", 0, 1}, {"set the table", 0, 1}, {"O'Brien", 0, 1}, {"C:\\Users\\x", 1, 0},
+    {"1 and 2", 0, 1}, {"set the table", 0, 1}, {"rock 'n' roll", 0, 1},
+    {"it's an outfile", 0, 1}, {"C:\\Users\\x", 1, 0},
 };
 
 START_TEST(test_fast_shapes)
@@ -508,6 +509,8 @@ static const sqli_vec_t sqli_edge[] = {
     {"1 or 1=1--", "cond", "as-is"},
     {"x;drop table users", "stack", "as-is"},  /* a word first, then ";" */
     {"a;select 1", "stack", "as-is"},
+    {"x into outfile '/tmp/x", "clause", "as-is"},  /* one quote */
+    {"x' or true", "cond", "single-quote"},
 };
 
 START_TEST(test_sqli_fast_edge)
