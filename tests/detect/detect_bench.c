@@ -66,7 +66,8 @@ static void measure(dd_run_t *runs, int n, int rounds)
         runs[k].reps = 1;
         if (runs[k].vals->nelts == 0)
             continue;
-        while (timed(runs[k].d, runs[k].how, runs[k].vals, runs[k].reps) < 0.02 && runs[k].reps < (1L << 24))
+        while (timed(runs[k].d, runs[k].how, runs[k].vals, runs[k].reps) < 0.02
+               && runs[k].reps < (1L << 24))
             runs[k].reps *= 2;   /* ~20 ms a round */
     }
     for (r = 0; r < rounds; r++)
@@ -114,7 +115,8 @@ static void bench_set(apr_pool_t *p, const char *title, const apr_array_header_t
         const dd_run_t *r = &runs[4 * k];
         printf("  %-4s %6.1f ns/value without the fast path, %6.1f with it (%.1fx);"
                " fast path alone %5.1f,\n"
-               "       it settles %5.1f%% of the values; the full detector on the rest %6.1f ns/value\n",
+               "       it settles %5.1f%% of the values; the full detector on the rest"
+               " %6.1f ns/value\n",
                dd_detectors[k].name, r[0].best, r[1].best, r[0].best / r[1].best, r[2].best,
                100.0 * (double)(vals->nelts - rest[k]->nelts) / (double)vals->nelts,
                rest[k]->nelts ? r[3].best : 0.0);
@@ -129,8 +131,10 @@ typedef struct {
 static int on_arg(void *ctx, bw_str_t name, bw_str_t value)
 {
     dd_args_t *a = ctx;
-    APR_ARRAY_PUSH(a->vals, bw_str_t) = bw_str_n(apr_pstrmemdup(a->pool, name.data, name.len), name.len);
-    APR_ARRAY_PUSH(a->vals, bw_str_t) = bw_str_n(apr_pstrmemdup(a->pool, value.data, value.len), value.len);
+    APR_ARRAY_PUSH(a->vals, bw_str_t) =
+        bw_str_n(apr_pstrmemdup(a->pool, name.data, name.len), name.len);
+    APR_ARRAY_PUSH(a->vals, bw_str_t) =
+        bw_str_n(apr_pstrmemdup(a->pool, value.data, value.len), value.len);
     return 0;
 }
 

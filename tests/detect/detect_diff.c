@@ -22,9 +22,9 @@
  * (verdict and result of the full detectors) per source: two builds that
  * print the same digests with the same seed and data answered alike for
  * every value, which is how a change inside the tokenizers is shown to
- * change no answer (the check itself compares fast path on and off). Exit status 1 on any disagreement or
- * when the in-tree corpus is missing. Without CRS data its checks are
- * reported as skipped.
+ * change no answer (the check itself compares fast path on and off).
+ * Exit status 1 on any disagreement or when the in-tree corpus is
+ * missing. Without CRS data its checks are reported as skipped.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -318,7 +318,8 @@ static int run(apr_pool_t *p, const dd_opts_t *o)
     }
     pf_payloads_init(p, &tree);
     if (load_tree(p, &tree) != 0) {
-        printf("detect-diff: 0 passed, 1 failed (tests/detect corpus missing under %s)\n", BW_SRCDIR);
+        printf("detect-diff: 0 passed, 1 failed (tests/detect corpus missing under %s)\n",
+               BW_SRCDIR);
         return 1;
     }
     pf_payloads_init(p, &crs);

@@ -58,7 +58,9 @@ static const char *const skeletons[] = {
     "<script>", "<svg|onload=alert(1)>", "x|onclick=alert(1)", "javascript:alert(1)",
     "data:text/html,x", "x|\\3a|expression(1)", "x:expression(1)", "x&#58;expression(1)",
     "javascript&colon;alert(1)", "url(javascript:x)", "-moz-binding:url(x)",
-    "behavior:url(x)", "<a|href=javascript:x>", "x|style=expression(1)",
+    "behavior:url(x)", "<a|href=javascript:x>", "x|style=expression(1)", "-moz-binding:x",
+    "x|-moz-binding:|y", "|javascript:alert(1)", "mocha:[1]", "mocha:x(1)", "livescript:[1]",
+    "vbscript:{x}", "data:image/svg+xml,x", "a:b|-|moz|-binding:",
 };
 
 #define J(s) { s, sizeof(s) - 1 }
@@ -168,7 +170,8 @@ static size_t gen_pieces(dd_rng_t *r, unsigned char *buf, size_t cap)
     for (k = 0; k < count && len < cap; k++) {
         len += piece(r, buf + len, cap - len);
         while (len < cap && pick(r, 4) != 0) {
-            buf[len++] = (unsigned char)(pick(r, 30) == 0 ? 0 : safe_bytes[pick(r, sizeof(safe_bytes) - 1)]);
+            size_t b = pick(r, sizeof(safe_bytes) - 1);
+            buf[len++] = (unsigned char)(pick(r, 30) == 0 ? 0 : safe_bytes[b]);
             if (pick(r, 3) != 0)
                 break;
         }

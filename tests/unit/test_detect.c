@@ -457,6 +457,8 @@ END_TEST
 
 /* ------------------------------------------------------------------------ */
 
+#define NELEM(a) (sizeof(a) / sizeof((a)[0]))
+
 /* Benign values and whether each fast path settles them (1) or leaves
  * them to the full detector (0): the SQLi one stops at quotes, "(", ")",
  * "#", comments, "@@", "&&", "||" and the keywords that can lead to
@@ -472,7 +474,9 @@ static const struct {
     {"https://shop.example.com/catalog/garden?page=1&sort=asc", 1, 0},
     {"red clock with a blue face", 1, 1}, {"Gdansk_11_aisle_01", 1, 1}, {"1st", 1, 1},
     {"color_order", 1, 1}, {"orders", 1, 1}, {"_or", 1, 1}, {"\xc3\xa9or", 1, 1},
-    {"O'Brien", 1, 1}, {"don't stop me now", 1, 1}, {"a|b", 1, 1}, {"a&b", 1, 0}, {"n-1", 1, 1}, {"@home", 1, 1}, {"value; more", 1, 1},
+    {"O'Brien", 1, 1}, {"don't stop me now", 1, 1}, {"a|b", 1, 1}, {"a&b", 1, 0},
+    {"12:30", 1, 0}, {"https://cdn.example.com/u/1-2.png", 1, 0}, {"see: f(x)", 0, 0},
+    {"n-1", 1, 1}, {"@home", 1, 1}, {"value; more", 1, 1},
     {"an expression (x + 1)", 0, 1}, {"", 1, 1},
     /* left to the full detector, which finds nothing */
     {"Please select your size", 0, 1}, {"rock and roll", 0, 1}, {"x2or", 0, 1},
@@ -527,7 +531,8 @@ END_TEST
 
 static const char *const xss_edge[] = {
     "x\\3a expression(1)", "x:expression(1)", "javascript&colon;alert(1)", "x onclick=alert(1)",
-    "<script>", "data:text/html,x",
+    "<script>", "data:text/html,x", "-moz-binding:x", " javascript:alert(1)",
+    "vbscript:msgbox(1)", "Mocha:[1]",
 };
 
 START_TEST(test_xss_fast_edge)
@@ -563,9 +568,9 @@ static Suite *detect_suite(void)
     tcase_add_test(tc, test_linear_time);
     tcase_add_test(tc, test_op_sqli);
     tcase_add_test(tc, test_op_xss);
-    tcase_add_loop_test(tc, test_fast_shapes, 0, (int)(sizeof(fast_shapes) / sizeof(fast_shapes[0])));
-    tcase_add_loop_test(tc, test_sqli_fast_edge, 0, (int)(sizeof(sqli_edge) / sizeof(sqli_edge[0])));
-    tcase_add_loop_test(tc, test_xss_fast_edge, 0, (int)(sizeof(xss_edge) / sizeof(xss_edge[0])));
+    tcase_add_loop_test(tc, test_fast_shapes, 0, (int)NELEM(fast_shapes));
+    tcase_add_loop_test(tc, test_sqli_fast_edge, 0, (int)NELEM(sqli_edge));
+    tcase_add_loop_test(tc, test_xss_fast_edge, 0, (int)NELEM(xss_edge));
     tcase_add_test(tc, test_fast_words);
     suite_add_tcase(s, tc);
     return s;
