@@ -162,7 +162,8 @@ static int keyword(const unsigned char *p, size_t n)
         for (j = 0; j < n && (unsigned char)(p[j] | 0x20) == (unsigned char)(*w)[j]; j++)
             ;
         if (j == n)
-            return memcmp(*w + n - 4, "file", 4) == 0 ? F_QUOTED : F_KEYWORD;
+            return strcmp(*w, "outfile") == 0 || strcmp(*w, "dumpfile") == 0
+                ? F_QUOTED : F_KEYWORD;
     }
     return F_NONE;
 }
