@@ -34,8 +34,9 @@
  * digit: "1or", "1e5or", "0b1or", "0xor" read as "0" + "xor"; after the
  * hex digits of a hex number, which starts a run: "0xfor" = "0xf" + "or")
  * or after a string, a quoted name, a comment or MySQL's "\N"; the first
- * three need a byte already listed and "\N" is a stop pair here ("\Nor" =
- * "\N" + "or"). So trailing letters after "_", "$" or a byte >= 0x80 are
+ * three need a byte already listed (the one single quote let through
+ * below opens a string that runs to the end) and "\N" is a stop pair here
+ * ("\Nor" = "\N" + "or"). So trailing letters after "_", "$" or a byte >= 0x80 are
  * the tail of a longer word, and every other stretch of trailing letters
  * is checked, as are the letters after a hex number. Looking at more than
  * the tokenizer would ("0xf" + "or" after a ".") only costs the fast path
