@@ -6,7 +6,7 @@
 #define DETECT_DIFF_H
 
 #include <stdint.h>
-#include "bw_types.h"
+#include "base/bw_types.h"
 
 /* One detector under test: its fast path, the detector as the operator
  * calls it (on) and without the fast path (off); res points to a result
