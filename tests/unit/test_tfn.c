@@ -778,6 +778,39 @@ START_TEST(test_unicode_map)
 }
 END_TEST
 
+/* rules/unicode.mapping, the map Bulwark ships and its recommended
+ * configuration names (made by tools/unicode/gen-unicode-map.py). */
+START_TEST(test_unicode_map_shipped)
+{
+    char *err;
+    const int *map = load_map("../../../../rules/unicode.mapping", 20127, &err);
+    int cp, mapped = 0;
+
+    ck_assert_msg(map != NULL, "%s", err ? err : "?");
+    for (cp = 0; cp < 0x10000; cp++) {
+        if (map[cp] < 0)
+            continue;
+        mapped++;
+        ck_assert_msg(map[cp] >= 0x20 && map[cp] <= 0x7E,
+                      "U+%04X maps to 0x%02X, not printable ASCII", cp, map[cp]);
+        ck_assert_msg(cp >= 0x80 || cp == '.', "U+%04X is ASCII and mapped", cp);
+    }
+    /* Full-width ASCII, accented letters, spaces; spacing accents and
+     * fractions have no one ASCII character. */
+    for (cp = 0xFF01; cp <= 0xFF5E; cp++)
+        ck_assert_int_eq(map[cp], cp - 0xFF01 + 0x21);
+    ck_assert_int_eq(map[0x00C0], 'A');
+    ck_assert_int_eq(map[0x00E9], 'e');
+    ck_assert_int_eq(map[0x2002], ' ');
+    ck_assert_int_eq(map[0x00A0], ' ');
+    ck_assert_int_eq(map[0x00A8], -1);
+    ck_assert_int_eq(map[0x00BD], -1);
+    ck_assert_int_eq(map[0x4E00], -1);
+    ck_assert_int_gt(mapped, 500);
+    ck_assert_ptr_null(load_map("../../../../rules/unicode.mapping", 1252, &err));
+}
+END_TEST
+
 /* The file Debian's libapache2-mod-security2 installs, when present. */
 START_TEST(test_unicode_map_debian)
 {
@@ -819,6 +852,7 @@ static Suite *tfn_suite(void)
     tcase_add_loop_test(tc, test_triggers_needed, 0, n);
     tcase_add_test(tc, test_large_inputs);
     tcase_add_test(tc, test_unicode_map);
+    tcase_add_test(tc, test_unicode_map_shipped);
     tcase_add_test(tc, test_unicode_map_debian);
     suite_add_tcase(s, tc);
     return s;
