@@ -3,7 +3,14 @@
 # module proxy into ${BW_TOOLS:-<repo>/.tools}/bin. go.mod/go.sum in this
 # folder pin every module; a stamp next to the binaries records the hash of
 # those inputs so a second call is a no-op.
+#
+#   tools/ftw/build.sh              go-ftw and albedo
+#   tools/ftw/build.sh crs-export   only tools/crs/export (its own go.mod and
+#                                   go.sum), which writes the CRS v4 data the
+#                                   Go module coraza-coreruleset embeds
 set -euo pipefail
+what=${1:-ftw}
+case $what in ftw|crs-export) ;; *) echo "tools/ftw/build.sh: unknown target $what" >&2; exit 2 ;; esac
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)
@@ -22,8 +29,21 @@ inputs_hash() {
         && echo "$FTW_VERSION $ALBEDO_VERSION") | sha256sum | cut -d' ' -f1
 }
 
-want=$(inputs_hash)
-if [[ -x $bin/go-ftw && -x $bin/albedo && -f $stamp && $(cat "$stamp") == "$want" ]]; then
+export_dir=$repo/tools/crs/export
+export_stamp=$bin/.crs-export-stamp
+export_hash() {
+    (cd "$export_dir" && cat go.mod go.sum *.go) | sha256sum | cut -d' ' -f1
+}
+if [[ $what == crs-export ]]; then
+    want=$(export_hash)
+    if [[ -x $bin/crs-export && -f $export_stamp && $(cat "$export_stamp") == "$want" ]]; then
+        log "crs-export already built in $bin"
+        exit 0
+    fi
+else
+    want=$(inputs_hash)
+fi
+if [[ $what == ftw && -x $bin/go-ftw && -x $bin/albedo && -f $stamp && $(cat "$stamp") == "$want" ]]; then
     log "go-ftw $FTW_VERSION and albedo $ALBEDO_VERSION already built in $bin"
     exit 0
 fi
@@ -83,6 +103,16 @@ log "building with $gocmd ($("$gocmd" env GOVERSION))"
 mkdir -p "$bin"
 tmp=$(mktemp -d "$bin/.build.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
+
+if [[ $what == crs-export ]]; then
+    # go.sum pins the module and so the CRS files it embeds.
+    (cd "$export_dir" && GOTOOLCHAIN=auto GOFLAGS=-mod=readonly \
+        "$gocmd" build -trimpath -ldflags "-s -w" -o "$tmp/crs-export" .)
+    mv -f "$tmp/crs-export" "$bin/"
+    echo "$want" > "$export_stamp"
+    log "built crs-export in $bin"
+    exit 0
+fi
 
 cd "$here"
 # GOTOOLCHAIN=auto lets go >= 1.21 fetch the toolchain go.mod requires even
