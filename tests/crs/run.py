@@ -1,17 +1,24 @@
 #!/usr/bin/env python3
 """Run an OWASP CRS regression suite with go-ftw against Apache + a WAF engine.
 
-Apache runs as a reverse proxy (tests/harness) with the settings CRS's own CI
-uses (shared/crs/ci-settings); go-ftw sends each test and reads the verdict
-from the error log between two marker requests (rule 999999).
+Apache runs as a reverse proxy (tests/harness) with the engine settings CRS's
+own CI uses (written here, see engine_conf()); go-ftw sends each test and reads
+the verdict from the error log between two marker requests (rule 999999).
+The CRS data comes from tools/crs/crsdata.py (BULWARK_CRS_DIR, ../shared/crs,
+a cache, or a package registry):
 
-  --crs v3  Debian's CRS 3.3.4 rules, shared/crs/v3.3.4 setup + tests-v2
-  --crs v4  shared/crs/v4.28.0 rules, setup, tests + httpd-overrides.yaml
+  --crs v3  Debian's CRS 3.3.4 rules, the 3.3.4 setup + tests-v2; without
+            those tests the suite is not run (exit 4, and the closing line
+            says why), never counted as passed
+  --crs v4  the newest CRS v4 found: rules, setup, tests (+ CRS's
+            httpd-overrides.yaml where the data has it)
 
 Closing line: `crs-v4: N passed, M failed[, K skipped]`, then the failing ids.
-Exit status: 0 whatever the counts; 1 when --floor N is given and passed < N;
-2 when the run itself broke (Apache would not start, go-ftw missing...);
-3 when --sanitize found a sanitizer report.
+Exit status: 0 whatever the counts; 1 when the floor (--floor N, or
+--floor-auto: mod_security2's count for that CRS version, see FLOORS) is not
+reached; 2 when the run itself broke (Apache would not start, go-ftw
+missing...); 3 when --sanitize found a sanitizer report; 4 when the suite
+could not run for want of its data.
 """
 
 import argparse
@@ -25,11 +32,27 @@ import tempfile
 import time
 
 sys.dont_write_bytecode = True  # keep the source tree clean
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "harness"))
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
+sys.path.insert(0, os.path.join(HERE, "..", "harness"))
+sys.path.insert(0, os.path.join(REPO, "tools", "crs"))
 import bwharness as hz  # noqa: E402
+import crsdata  # noqa: E402
 
-DEBIAN_CRS_RULES = "/usr/share/modsecurity-crs/rules"
-UNICODE_MAP = os.environ.get("BW_UNICODE_MAP", "/etc/modsecurity/unicode.mapping")
+RECOMMENDED = os.path.join(REPO, "rules", "bulwark.conf-recommended")
+UNICODE_MAP = os.environ.get("BW_UNICODE_MAP", os.path.join(REPO, "rules", "unicode.mapping"))
+MARKER = os.path.join(HERE, "marker.conf")
+
+# The floors: mod_security2 2.9.7's passes on this harness, per CRS version
+# (tests/crs/REPORT.md says how each was measured). For a version not listed
+# here --floor-auto measures mod_security2 on the spot when it is installed.
+FLOORS = {
+    "3.3.4": (2395, "mod_security2 2.9.7 on CRS 3.3.4 tests-v2 (tests/crs/REPORT.md)"),
+    "4.28.0": (5003, "mod_security2 2.9.7 on CRS v4.28.0 (tests/crs/REPORT.md)"),
+    "4.25.0": (4672, "mod_security2 2.9.7 on CRS v4.25.0 from the Go module, which lacks "
+                     "CRS's httpd-overrides.yaml (tests/crs/REPORT.md)"),
+}
+
 MAX_ATTEMPTS = 4
 
 
@@ -37,22 +60,19 @@ class Broken(Exception):
     """The run could not be done at all (exit 2)."""
 
 
-def suite_paths(crs, shared):
-    """Rules dir, setup file, overrides file, tests dir, go-ftw overrides."""
-    ci = os.path.join(shared, "crs", "ci-settings")
+class NotRun(Exception):
+    """The suite's data is not there (exit 4): said, never counted as passed."""
+
+
+def suite_paths(crs, data):
+    """Rules dir, setup file, tests dir, go-ftw overrides, backend, version."""
     if crs == "v3":
-        return dict(rules=DEBIAN_CRS_RULES,
-                    setup=os.path.join(shared, "crs", "v3.3.4", "crs-setup.conf.example"),
-                    overrides=os.path.join(ci, "crs-setup-overrides.v3.conf"),
-                    tests=os.path.join(shared, "crs", "v3.3.4", "tests-v2"),
-                    ftw_overrides=None, ci=ci, backend="httpbin")
-    base = os.path.join(shared, "crs", "v4.28.0")
-    return dict(rules=os.path.join(base, "rules"),
-                setup=os.path.join(base, "crs-setup.conf.example"),
-                overrides=os.path.join(ci, "crs-setup-overrides.v4.conf"),
-                tests=os.path.join(base, "tests", "regression", "tests"),
-                ftw_overrides=os.path.join(base, "tests", "regression", "httpd-overrides.yaml"),
-                ci=ci, backend="albedo")
+        if not data.v3_tests:
+            raise NotRun(data.v3_missing)
+        return dict(rules=data.v3_rules, setup=data.v3_setup, tests=data.v3_tests,
+                    ftw_overrides=None, backend="httpbin", version=crsdata.V3)
+    return dict(rules=data.v4_rules, setup=data.v4_setup, tests=data.v4_tests,
+                ftw_overrides=data.v4_overrides, backend="albedo", version=data.v4_version)
 
 
 def disabled_tests(tests_dir):
@@ -103,28 +123,85 @@ def retry_once_tests(tests_dir):
     return sorted(set(out))
 
 
-def write_confs(work, paths):
+# The engine settings of CRS's CI container (owasp/modsecurity-crs:apache with
+# the environment of CRS's tests/docker-compose.yml: DetectionOnly, response
+# bodies of these MIME types, Native Serial audit log, the image's defaults for
+# the rest), as changes to Bulwark's own recommended file, which already has
+# the rest of them and the base rules 200000-200007 (body processors,
+# REQBODY_ERROR, multipart strictness, PCRE limits).
+def ci_settings(work):
+    return [
+        ("SecRuleEngine", "DetectionOnly"),
+        ("SecResponseBodyMimeType", "text/plain text/html text/xml application/json"),
+        ("SecResponseBodyLimit", "1048576"),
+        ("SecUnicodeMapFile", "%s 20127" % UNICODE_MAP),
+        ("SecTmpDir", "%s/modsec/tmp" % work),
+        ("SecDataDir", "%s/modsec/data" % work),
+        ("SecUploadDir", "%s/modsec/upload" % work),
+        ("SecUploadFileMode", "0600"),
+        ("SecUploadKeepFiles", "RelevantOnly"),
+        ("SecTmpSaveUploadedFiles", "On"),
+        ("SecDisableBackendCompression", "On"),
+        ("SecServerSignature", "Apache"),
+        ("SecAuditLogFormat", "Native"),
+        ("SecAuditLog", "%s/modsec_audit.log" % work),
+        ("SecDebugLog", "/dev/null"),
+        ("SecDebugLogLevel", "0"),
+    ]
+
+
+# What CRS's CI appends to crs-setup (docker-compose.yml: paranoia level 4,
+# the image's anomaly thresholds 5/4, v4's argument and file size limits, and
+# UTF-8 validation, which v4 releases before 4.28 leave off by default and
+# their 920250 tests expect on; 4.28.0 turns it on itself, rule 901169).
+SETUP_OVERRIDES = {
+    "v3": [("900000", "tx.paranoia_level=4"),
+           ("900110", "tx.inbound_anomaly_score_threshold=5,setvar:tx.outbound_anomaly_score_threshold=4"),
+           ("900350", "tx.combined_file_sizes=65535")],
+    "v4": [("900000", "tx.blocking_paranoia_level=4"),
+           ("900110", "tx.inbound_anomaly_score_threshold=5,setvar:tx.outbound_anomaly_score_threshold=4"),
+           ("900320", "tx.arg_length=400"),
+           ("900330", "tx.total_arg_length=6400"),
+           ("900340", "tx.max_file_size=64100"),
+           ("900350", "tx.combined_file_sizes=65535"),
+           ("900950", "tx.crs_validate_utf8_encoding=1")],
+}
+
+
+def engine_conf(work):
+    """rules/bulwark.conf-recommended with the CI's values: a directive the
+    file sets is replaced in place, the others are appended."""
+    with open(RECOMMENDED) as f:
+        lines = f.read().split("\n")
+    todo = dict(ci_settings(work))
+    for i, line in enumerate(lines):
+        words = line.split(None, 1)
+        if words and words[0] in todo and not line.rstrip().endswith("\\"):
+            lines[i] = "%s %s" % (words[0], todo.pop(words[0]))
+    lines.append("# CRS CI settings the recommended file does not set")
+    lines += ["%s %s" % (k, v) for k, v in ci_settings(work) if k in todo]
+    return "# Generated by tests/crs/run.py from %s\n%s\n" % (RECOMMENDED, "\n".join(lines))
+
+
+def write_confs(work, paths, crs):
     """Engine settings, CRS setup (+CI overrides), marker rule: in `work`."""
-    engine_conf = os.environ.get("WAF_ENGINE_CONF")
-    if not engine_conf:
-        with open(os.path.join(paths["ci"], "modsecurity-engine.conf.tmpl")) as f:
-            tmpl = f.read()
-        engine_conf = os.path.join(work, "engine.conf")
-        with open(engine_conf, "w") as f:
-            f.write(tmpl.replace("@RUN@", work).replace("@UNICODE_MAP@", UNICODE_MAP))
+    engine = os.environ.get("WAF_ENGINE_CONF")
+    if not engine:
+        engine = os.path.join(work, "engine.conf")
+        with open(engine, "w") as f:
+            f.write(engine_conf(work))
     for sub in ("modsec/tmp", "modsec/data", "modsec/upload"):
         os.makedirs(os.path.join(work, sub), exist_ok=True)
     setup = os.path.join(work, "crs-setup.conf")
-    with open(setup, "w") as out:
-        for src in (paths["setup"], paths["overrides"]):
-            with open(src) as f:
-                out.write(f.read().rstrip("\n") + "\n\n")
-    marker = os.path.join(paths["ci"], "crs-test-marker.conf")
+    with open(setup, "w") as out, open(paths["setup"]) as f:
+        out.write(f.read().rstrip("\n") + "\n\n# CRS CI settings (tests/crs/run.py)\n")
+        for rid, setvar in SETUP_OVERRIDES[crs]:
+            out.write('SecAction "id:%s,phase:1,nolog,pass,t:none,setvar:%s"\n' % (rid, setvar))
     rules = sorted(os.path.join(paths["rules"], n) for n in os.listdir(paths["rules"])
                    if n.endswith(".conf"))
     if not rules:
         raise Broken("no rule files in %s" % paths["rules"])
-    return engine_conf, [marker, setup] + rules
+    return engine, [MARKER, setup] + rules
 
 
 def chown_for_workers(work):
@@ -184,7 +261,7 @@ def run_ftw(ftw, cfg_path, paths, exclude, include, work, attempt, timeout):
 
 def run_suite(a, paths, work, ftw):
     """Start backend + Apache, run go-ftw; returns (stats, disabled, gave_up, sanitizer)."""
-    engine_conf, rule_files = write_confs(work, paths)
+    engine_conf, rule_files = write_confs(work, paths, a.crs)
     chown_for_workers(work)
     disabled = disabled_tests(paths["tests"])
     backend_kind = a.backend or paths["backend"]
@@ -296,7 +373,7 @@ def write_report(a, stats, passed, failed, skipped, ignored, gave_up, elapsed, s
     trig = stats.get("triggered-rules") or {}
     os.makedirs(os.path.dirname(os.path.abspath(a.report)), exist_ok=True)
     with open(a.report, "w") as f:
-        f.write("# CRS %s regression suite: engine `%s`\n\n" % (a.crs, a.engine))
+        f.write("# CRS %s regression suite: engine `%s`\n\n" % (getattr(a, "version", a.crs), a.engine))
         f.write("`%s` (run took %.0f s, %s)\n\n" % (line, elapsed, time.strftime("%Y-%m-%d %H:%M")))
         f.write("| passed | failed | skipped | ignored |\n|---|---|---|---|\n")
         f.write("| %d | %d | %d | %d |\n\n" % (len(passed), len(failed), len(skipped), len(ignored)))
@@ -323,13 +400,46 @@ def write_report(a, stats, passed, failed, skipped, ignored, gave_up, elapsed, s
             f.write("## Ignored\n\n%s\n" % " ".join(ignored))
 
 
+def choose_floor(a, paths, ftw):
+    """(floor or None, why) for --floor N, or --floor-auto: the recorded
+    mod_security2 count for this CRS version, else mod_security2 measured now
+    on the same harness and data (when it is installed)."""
+    version = paths["version"]
+    if a.floor is not None:
+        return (a.floor or None), "given (--floor %d)" % a.floor
+    if not a.floor_auto:
+        return None, "none asked for"
+    if version in FLOORS:
+        return FLOORS[version]
+    if a.engine == "modsec2":
+        return None, ("no recorded mod_security2 count for CRS %s; this run measures it "
+                      "(record it in tests/crs/run.py FLOORS)" % version)
+    if not os.path.exists(hz.MODSEC2_SO):
+        return None, ("no recorded mod_security2 count for CRS %s and mod_security2 is not "
+                      "installed to measure one (apt-get install libapache2-mod-security2)" % version)
+    print("crs-%s: no recorded floor for CRS %s: measuring mod_security2 on it first"
+          % (a.crs, version), flush=True)
+    ref = argparse.Namespace(**vars(a))
+    ref.engine, ref.module, ref.sanitize, ref.include, ref.report = "modsec2", None, False, None, None
+    work = tempfile.mkdtemp(prefix="bw-crs-%s-modsec2-" % a.crs)
+    try:
+        stats, _, gave_up, _ = run_suite(ref, paths, work, ftw)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    passed = len(stats.get("success") or []) + len(stats.get("forced-pass") or [])
+    return passed, ("mod_security2 measured just now on CRS %s with this harness "
+                    "(no recorded count for this version)" % version)
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--crs", choices=("v3", "v4"), required=True)
     p.add_argument("--engine", choices=hz.ENGINES, default="bulwark")
     p.add_argument("--module", help="mod_bulwark.so (default: BW_MODULE or build/out/.libs)")
     p.add_argument("--report", help="write a markdown report here")
-    p.add_argument("--floor", type=int, help="exit 1 when fewer tests pass")
+    p.add_argument("--floor", type=int, help="exit 1 when fewer tests pass (0: no floor)")
+    p.add_argument("--floor-auto", action="store_true",
+                   help="the floor is mod_security2's count for this CRS version (FLOORS, or measured)")
     p.add_argument("--include", help="go-ftw --include regex (dev; disabled tests are then not excluded)")
     p.add_argument("--backend", choices=("albedo", "httpbin"), help="backend (default: httpbin for v3, as CRS 3.3 CI; albedo for v4)")
     p.add_argument("--sanitize", action="store_true", default=None,
@@ -341,18 +451,31 @@ def main(argv=None):
     hz.cleanup_on_signals()
 
     label = "crs-%s" % a.crs
-    shared = hz.shared_dir()
-    paths = suite_paths(a.crs, shared)
     ftw = os.path.join(hz.tools_bin(), "go-ftw")
     work = tempfile.mkdtemp(prefix="bw-crs-%s-" % a.crs)
     t0 = time.monotonic()
     try:
-        for key in ("rules", "setup", "overrides", "tests", "ci"):
+        data = crsdata.locate()
+        paths = suite_paths(a.crs, data)
+        a.version = paths["version"]
+        print("%s: CRS %s from %s (%s)" % (label, a.version, data.source, paths["tests"]), flush=True)
+        for key in ("rules", "setup", "tests"):
             if not os.path.exists(paths[key]):
-                raise Broken("missing %s: %s (BW_SHARED=%s)" % (key, paths[key], shared))
+                raise Broken("missing %s: %s" % (key, paths[key]))
         if not os.access(ftw, os.X_OK):
             raise Broken("go-ftw not found at %s: run tools/ftw/build.sh" % ftw)
+        floor, why = choose_floor(a, paths, ftw)
+        print("%s: floor %s: %s" % (label, floor if floor is not None else "none", why), flush=True)
         stats, disabled, gave_up, sanit = run_suite(a, paths, work, ftw)
+    except NotRun as e:
+        shutil.rmtree(work, ignore_errors=True)
+        print("%s: not run: %s" % (label, e))
+        return 4
+    except crsdata.NotFound as e:
+        shutil.rmtree(work, ignore_errors=True)
+        print("%s: run broke: %s" % (label, e), file=sys.stderr)
+        print("%s: run broke" % label)
+        return 2
     except (Broken, hz.HarnessError, OSError, subprocess.SubprocessError) as e:
         print("%s: run broke: %s" % (label, e), file=sys.stderr)
         print("%s: run broke" % label)
@@ -366,8 +489,8 @@ def main(argv=None):
     if sanit:
         print("%s: sanitizer reports found:\n%s" % (label, "\n".join(sanit)[:8000]))
         return 3
-    if a.floor is not None and passed < a.floor:
-        print("%s: %d passed is below the floor of %d" % (label, passed, a.floor))
+    if floor is not None and passed < floor:
+        print("%s: %d passed is below the floor of %d (%s)" % (label, passed, floor, why))
         return 1
     return 0
 
