@@ -11,16 +11,17 @@ Classes and their targets (a class below its target is a "failure"):
   attacks, detection >= 99%
     CRS <rule> tests   the CRS regression tests of rules 942100 / 942101
                        (SQLi) and 941100 / 941101 (XSS) that expect the rule
-                       to fire, v4.28.0 tests against the v4.28.0 rules and
-                       3.3.4 tests (go-ftw v2 schema) against Debian's 3.3.4
-                       rules. A test's request is taken apart into the rule's
+                       to fire, CRS v4 tests against the same v4 rules and,
+                       where they are found, 3.3.4 tests (go-ftw v2 schema)
+                       against Debian's 3.3.4 rules (tools/crs/crsdata.py).
+                       A test's request is taken apart into the rule's
                        variables (ARGS, ARGS_NAMES, cookies, the headers it
                        names, XML:/* and XML://@*, REQUEST_FILENAME,
                        REQUEST_BASENAME); it counts as detected when any of
                        its values matches, which is how the rule fires.
     <kind>-variants.txt  attack variants written for Bulwark, one ARGS value
                        per line ("# " lines are comments), rule 942100's /
-                       941100's chain (v4.28.0 rules).
+                       941100's chain (CRS v4 rules).
   CRS no-match tests, the tests that expect the rule NOT to fire: 100% pass.
   benign inputs, false positives <= 0.1%: every line of benign/*.txt, as an
     ARGS value with the same chain; the rate per file is printed for
@@ -64,8 +65,9 @@ except ImportError:  # pragma: no cover
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
-CRS_DEFAULT = os.path.join(os.path.dirname(REPO), "shared", "crs")
-DEBIAN_RULES = "/usr/share/modsecurity-crs/rules"
+sys.dont_write_bytecode = True  # keep the source tree clean
+sys.path.insert(0, os.path.join(REPO, "tools", "crs"))
+import crsdata  # noqa: E402
 
 KINDS = {
     "sqli": dict(title="SQLi", op="@detectSQLi", args_rule="942100", rules=["942100", "942101"],
@@ -218,14 +220,15 @@ def log_ids(out, key, regex_key, rule):
         or ('id "%s"' % rule) in str(log.get(regex_key, ""))
 
 
-def crs_tests(crs_root, kind, rules, others=False):
+def crs_tests(crs, kind, rules, others=False):
     """[(label, rule_id, chain, [values], expect_match)] from the CRS test
-    files of the given rules (others: of every other rule, for --crs-all)."""
-    suites = [("v4.28.0", os.path.join(crs_root, "v4.28.0", "tests", "regression", "tests"),
-               os.path.join(crs_root, "v4.28.0", "rules")),
-              ("v3.3.4", os.path.join(crs_root, "v3.3.4", "tests-v2"),
-               DEBIAN_RULES if os.path.isdir(DEBIAN_RULES)
-               else os.path.join(crs_root, "v4.28.0", "rules"))]
+    files of the given rules (others: of every other rule, for --crs-all):
+    the v4 tests against the v4 rules, and 3.3.4's tests against Debian's
+    3.3.4 rules when both are there (crsdata.CrsData)."""
+    suites = [("v" + crs.v4_version, crs.v4_tests, crs.v4_rules)]
+    if crs.v3_tests:
+        suites.append(("v" + crsdata.V3, crs.v3_tests,
+                       crs.v3_rules if os.path.isdir(crs.v3_rules) else crs.v4_rules))
     tests = []
     for ver, root, rules_dir in suites:
         d = os.path.join(root, KINDS[kind]["dir"])
@@ -426,7 +429,7 @@ def bench_attacks(eng, kind, args, tally):
     print("  %-30s %5d / %-5d %6.1f%%%s" % ("CRS no-match tests (pass)", ok, len(neg), pct(ok, len(neg)),
                                              tally.check("%s CRS no-match" % kind, ok == len(neg))))
     show("matched although CRS expects no match", [t[0].encode() for t, r in neg if r], args.verbose)
-    targets, chain = read_rule(os.path.join(args.crs, "v4.28.0", "rules"), k["args_rule"])
+    targets, chain = read_rule(args.crs.v4_rules, k["args_rule"])
     vals = read_lines(os.path.join(HERE, kind + "-variants.txt"), True)
     res = eng.match(k["op"], eng.transform(tuple(chain), vals))
     hits = sum(res)
@@ -491,7 +494,8 @@ def main():
     ap.add_argument("--bulwark", help="the bulwark CLI (default: PATH, then build/out/bulwark)")
     ap.add_argument("--runner", help="another operator program (protocol of `bulwark op`)")
     ap.add_argument("--batch", action="store_true", help="--runner supports --batch")
-    ap.add_argument("--crs", default=CRS_DEFAULT, help="CRS data root (default: ../shared/crs)")
+    ap.add_argument("--crs", help="CRS data root laid out like ../shared/crs "
+                    "(default: what tools/crs/crsdata.py finds)")
     ap.add_argument("--crs-all", action="store_true", help="also report the other 941/942 tests (information)")
     ap.add_argument("--only", choices=sorted(KINDS), help="one operator only")
     ap.add_argument("--verify-tfn", action="store_true", help="also transform every value alone and compare")
@@ -501,6 +505,17 @@ def main():
     args = ap.parse_args()
     tally = Tally()
     try:
+        if args.crs:
+            os.environ[crsdata.ENV_DIR] = args.crs
+            for k in [k for k in os.environ if k.startswith("BW_CRS_") and k != "BW_CRS_RULES"]:
+                del os.environ[k]
+        try:
+            args.crs = crsdata.locate()
+        except crsdata.NotFound as e:
+            raise Broken(str(e))
+        print("CRS v%s from %s%s" % (args.crs.v4_version, args.crs.source,
+                                     "" if args.crs.v3_tests else "; no CRS 3.3.4 tests: "
+                                     + args.crs.v3_missing))
         eng = Engine(find_bulwark(args.bulwark), args.runner, args.batch, args.verify_tfn)
         for kind in ([args.only] if args.only else sorted(KINDS)):
             chain = bench_attacks(eng, kind, args, tally)

@@ -13,6 +13,33 @@
 #include <dirent.h>
 #include "corpus.h"
 
+const char *pf_crs_v3_rules(void)
+{
+    const char *v3 = getenv("BW_CRS_RULES");
+    return v3 && *v3 ? v3 : "/usr/share/modsecurity-crs/rules";
+}
+
+/* The legacy root variable, else ../shared/crs beside the source tree. */
+static const char *crs_root(apr_pool_t *p, const char *src_dir)
+{
+    const char *root = getenv("BW_CRS_ROOT");
+    return root && *root ? root : apr_pstrcat(p, src_dir, "/../shared/crs", NULL);
+}
+
+const char *pf_crs_v4_dir(apr_pool_t *p, const char *src_dir)
+{
+    const char *dir = getenv("BW_CRS_V4_DIR");
+    return dir && *dir ? dir : apr_pstrcat(p, crs_root(p, src_dir), "/v4.28.0", NULL);
+}
+
+const char *pf_crs_v3_tests(apr_pool_t *p, const char *src_dir)
+{
+    const char *dir = getenv("BW_CRS_V3_TESTS");
+    if (dir)
+        return *dir ? dir : NULL;
+    return apr_pstrcat(p, crs_root(p, src_dir), "/v3.3.4/tests-v2", NULL);
+}
+
 int pf_corpus_read_file(apr_pool_t *p, const char *path, bw_str_t *out)
 {
     FILE *f = fopen(path, "rb");

@@ -43,6 +43,16 @@ int pf_corpus_load_yaml_dir(pf_payloads_t *pl, const char *dir);
  * subject. Returns the number of lines, -1 if the file cannot be read. */
 int pf_corpus_load_lines(pf_payloads_t *pl, const char *path);
 
+/* Where the CRS data is, as tools/crs/crsdata.py exported it (tests/run-all
+ * and make check do): BW_CRS_RULES (CRS 3.3.4 rules, default Debian's),
+ * BW_CRS_V4_DIR (a v4.X.Y directory with rules/ and tests/regression/tests/)
+ * and BW_CRS_V3_TESTS (CRS 3.3.4 tests-v2; set but empty when there are
+ * none, and then NULL here). Unset, they default to ../shared/crs beside the
+ * source tree (src_dir), with v4.28.0 and v3.3.4/tests-v2. */
+const char *pf_crs_v3_rules(void);
+const char *pf_crs_v4_dir(apr_pool_t *p, const char *src_dir);
+const char *pf_crs_v3_tests(apr_pool_t *p, const char *src_dir);
+
 /* Whole file into pool memory; 0 on success. */
 int pf_corpus_read_file(apr_pool_t *p, const char *path, bw_str_t *out);
 

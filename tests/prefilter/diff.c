@@ -10,10 +10,9 @@
  *
  *   diff [-m MIN_LEN] [-n SAMPLES] [-f RANDOM_REGEXES] [-s SEED] [-v]
  *        [--rules DIR]... [--tests DIR]... [--benign FILE] [--fuzz-only]
- * Defaults: BW_CRS_RULES (/usr/share/modsecurity-crs/rules) and
- * $BW_CRS_ROOT/v4.28.0/rules, tests $BW_CRS_ROOT/v3.3.4/tests-v2 and
- * $BW_CRS_ROOT/v4.28.0/tests/regression/tests, BW_CRS_ROOT defaulting to
- * ../shared/crs beside the source tree.
+ * Defaults: where tools/crs/crsdata.py found CRS (see corpus.h): rules
+ * BW_CRS_RULES (3.3.4) and $BW_CRS_V4_DIR/rules, tests
+ * $BW_CRS_V4_DIR/tests/regression/tests and BW_CRS_V3_TESTS when there.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,17 +33,16 @@ typedef struct {
 
 static void defaults(apr_pool_t *p, opts_t *o)
 {
-    const char *root = getenv("BW_CRS_ROOT"), *v3 = getenv("BW_CRS_RULES");
-    if (!root)
-        root = BW_SRCDIR "/../shared/crs";
+    const char *v4 = pf_crs_v4_dir(p, BW_SRCDIR), *v3tests = pf_crs_v3_tests(p, BW_SRCDIR);
     if (o->rules->nelts == 0) {
-        APR_ARRAY_PUSH(o->rules, const char *) = v3 ? v3 : "/usr/share/modsecurity-crs/rules";
-        APR_ARRAY_PUSH(o->rules, const char *) = apr_pstrcat(p, root, "/v4.28.0/rules", NULL);
+        APR_ARRAY_PUSH(o->rules, const char *) = pf_crs_v3_rules();
+        APR_ARRAY_PUSH(o->rules, const char *) = apr_pstrcat(p, v4, "/rules", NULL);
     }
     if (o->tests->nelts == 0) {
-        APR_ARRAY_PUSH(o->tests, const char *) = apr_pstrcat(p, root, "/v3.3.4/tests-v2", NULL);
+        if (v3tests)
+            APR_ARRAY_PUSH(o->tests, const char *) = v3tests;
         APR_ARRAY_PUSH(o->tests, const char *) =
-            apr_pstrcat(p, root, "/v4.28.0/tests/regression/tests", NULL);
+            apr_pstrcat(p, v4, "/tests/regression/tests", NULL);
     }
     if (!o->benign)
         o->benign = BW_SRCDIR "/tests/prefilter/benign.txt";
