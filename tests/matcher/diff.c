@@ -11,8 +11,9 @@
  * Last line: matcher-diff: N passed, M failed (patterns without / with a
  * missed match or false exact).
  *
- * Data is read at run time: BW_CRS_RULES (default
- * /usr/share/modsecurity-crs/rules), BW_CRS_ROOT (default ../shared/crs).
+ * Data is read at run time where tools/crs/crsdata.py found it (see
+ * tests/prefilter/corpus.h): BW_CRS_RULES (3.3.4 rules), BW_CRS_V4_DIR
+ * (v4 rules and tests), BW_CRS_V3_TESTS (when there).
  * Options: -g N generated strings per regex (default 8), -v verbose.
  */
 #include <stdio.h>
@@ -87,7 +88,7 @@ int main(int argc, char **argv)
     pf_payloads_t pl;
     bw_matcher_t *m;
     dpat_t *pats;
-    const char *root = getenv("BW_CRS_ROOT"), *v3 = getenv("BW_CRS_RULES"), *warning = NULL;
+    const char *v4, *v3tests, *warning = NULL;
     int macros = 0, n = 0, i, k, gens = 8, verbose = 0, failed = 0;
     pcre2_match_data *md;
     pcre2_match_context *mc;
@@ -102,17 +103,18 @@ int main(int argc, char **argv)
     }
     apr_initialize();
     apr_pool_create(&p, NULL);
-    if (!root)
-        root = BW_SRCDIR "/../shared/crs";
+    v4 = pf_crs_v4_dir(p, BW_SRCDIR);
+    v3tests = pf_crs_v3_tests(p, BW_SRCDIR);
     rxs = apr_array_make(p, 1024, sizeof(pf_rx_t));
-    if (pf_corpus_load_rx(p, v3 ? v3 : "/usr/share/modsecurity-crs/rules", rxs, &macros) <= 0
-        || pf_corpus_load_rx(p, apr_pstrcat(p, root, "/v4.28.0/rules", NULL), rxs, &macros) <= 0) {
-        printf("matcher-diff: CRS rules not found (BW_CRS_RULES, BW_CRS_ROOT)\n");
+    if (pf_corpus_load_rx(p, pf_crs_v3_rules(), rxs, &macros) <= 0
+        || pf_corpus_load_rx(p, apr_pstrcat(p, v4, "/rules", NULL), rxs, &macros) <= 0) {
+        printf("matcher-diff: CRS rules not found (tools/crs/crsdata.py; BULWARK_CRS_DIR)\n");
         return 2;
     }
     pf_payloads_init(p, &pl);
-    pf_corpus_load_yaml_dir(&pl, apr_pstrcat(p, root, "/v4.28.0/tests/regression/tests", NULL));
-    pf_corpus_load_yaml_dir(&pl, apr_pstrcat(p, root, "/v3.3.4/tests-v2", NULL));
+    pf_corpus_load_yaml_dir(&pl, apr_pstrcat(p, v4, "/tests/regression/tests", NULL));
+    if (v3tests)
+        pf_corpus_load_yaml_dir(&pl, v3tests);
     pf_corpus_load_lines(&pl, BW_SRCDIR "/tests/prefilter/benign.txt");
 
     m = bw_matcher_create(p);
