@@ -45,6 +45,9 @@ int bw_matcher_add_phrases(bw_matcher_t *m, const bw_ac_t *phrases);
  * weak as its weakest pattern). */
 int bw_matcher_add_regex_as(bw_matcher_t *m, const char *re, size_t len, int bit);
 int bw_matcher_add_phrases_as(bw_matcher_t *m, const bw_ac_t *phrases, int bit);
+/* One literal (ASCII case-insensitive when nocase) with the caller's bit:
+ * exact, as a phrase. */
+int bw_matcher_add_literal_as(bw_matcher_t *m, bw_str_t lit, int nocase, int bit);
 
 /* Compile. cache_dir (may be NULL) keeps compiled databases across
  * restarts. Never fails the configuration: what cannot be compiled is put

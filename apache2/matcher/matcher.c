@@ -46,6 +46,16 @@ int bw_matcher_add_phrases_as(bw_matcher_t *m, const bw_ac_t *phrases, int bit)
     return bit;
 }
 
+int bw_matcher_add_literal_as(bw_matcher_t *m, bw_str_t lit, int nocase, int bit)
+{
+    if (m->compiled || bit < 0)
+        return -1;
+    add(m, MX_PHRASE, bit, lit, nocase);
+    if (bit >= m->nbits)
+        m->nbits = bit + 1;
+    return bit;
+}
+
 int bw_matcher_add_regex(bw_matcher_t *m, const char *re, size_t len)
 {
     return bw_matcher_add_regex_as(m, re, len, m->nbits);

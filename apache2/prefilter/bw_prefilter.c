@@ -126,6 +126,52 @@ int bw_prefilter_gate(apr_pool_t *pool, const char *pattern, size_t len, int cas
     return 1;
 }
 
+/* Estimated frequency of a literal set (bw_prefilter_trigger). */
+static double trigger_weight(const apr_array_header_t *lits, int nocase)
+{
+    double sum = 0.0;
+    int i;
+    for (i = 0; i < lits->nelts; i++) {
+        bw_str_t l = APR_ARRAY_IDX(lits, i, bw_str_t);
+        double w = 100000.0;
+        size_t k;
+        for (k = 0; k < l.len; k++)
+            if (pf_byte_weight((unsigned char)l.data[k], nocase) < w)
+                w = pf_byte_weight((unsigned char)l.data[k], nocase);
+        for (k = 1; k < l.len && w > 0.01; k++)
+            w /= 8.0;
+        sum += w;
+    }
+    return sum;
+}
+
+int bw_prefilter_trigger(apr_pool_t *pool, const char *pattern, size_t len,
+                         apr_array_header_t **out, int *nocase, unsigned *weight)
+{
+    /* longer floors give rarer literals when the regex has them, shorter
+     * ones a set at all when it does not */
+    static const size_t floors[] = { 3, 2, 1 };
+    double best = -1.0;
+    size_t f;
+    for (f = 0; f < sizeof(floors) / sizeof(floors[0]); f++) {
+        apr_array_header_t *lits;
+        int nc = 0;
+        double w;
+        if (!bw_prefilter_extract_ex(pool, pattern, len, 0, floors[f], &lits, &nc, NULL))
+            continue;
+        w = trigger_weight(lits, nc);
+        if (best < 0 || w < best) {
+            best = w;
+            *out = lits;
+            *nocase = nc;
+        }
+    }
+    if (best < 0)
+        return 0;
+    *weight = best > 4e9 ? 4000000000u : (unsigned)(best + 0.999);
+    return 1;
+}
+
 static unsigned char lower(unsigned char c)
 {
     return (c >= 'A' && c <= 'Z') ? (unsigned char)(c + 32) : c;

@@ -71,6 +71,14 @@ int bw_prefilter_maybe(const apr_array_header_t *lits, int nocase, bw_str_t subj
 int bw_prefilter_gate(apr_pool_t *pool, const char *pattern, size_t len, int caseless,
                       uint64_t gate[4], unsigned *weight);
 
+/* A trigger of one regex: a literal set (as bw_prefilter_extract's) chosen
+ * to be as rare as possible in benign requests, for a literal matcher
+ * that decides whether the regex is worth scanning at all. *weight is the
+ * set's estimated frequency in the units of bw_prefilter_gate (per
+ * literal: its rarest byte's weight, divided by 8 for every further
+ * byte; summed). 0 when no literal set is safe. */
+int bw_prefilter_trigger(apr_pool_t *pool, const char *pattern, size_t len,
+                         apr_array_header_t **out, int *nocase, unsigned *weight);
 /* min_len value that asks bw_prefilter_extract_ex for gate-choosing sets. */
 #define BW_PREFILTER_GATE ((size_t)-1)
 

@@ -210,6 +210,16 @@ static bw_tscan_t tscan_of(const bw_program_t *prog, const bw_crule_t *c, int t)
         return ts;
     }
     ts.exact = (pl->exact[ts.bit / 64] & ((uint64_t)1 << (ts.bit % 64))) != 0;
+    if (c->r->multi_match) {
+        bw_tscan_t *pre = apr_pcalloc(prog->pool, sizeof(*pre) * (size_t)(c->r->ntfns + 1));
+        int n;
+        for (n = 0; n < c->r->ntfns; n++)
+            if (!bw_plan_member_prefix(pl, c->r, n, &pre[n].bit, &pre[n].slot)) {
+                ts.bit = -1;
+                return ts;
+            }
+        ts.prefix = pre;
+    }
     return ts;
 }
 
@@ -222,7 +232,7 @@ void bw_program_link_scan(bw_program_t *prog)
         const bw_plan_t *pl = ((const bw_plan_t **)prog->plans->elts)[i];
         int s, *nodes = apr_palloc(prog->pool, sizeof(int) * (size_t)(pl->nslots + 1));
         for (s = 0; s < pl->nslots; s++)
-            nodes[s] = intern_chain(cc, pl->slot_rule[s]->tfns, pl->slot_rule[s]->ntfns);
+            nodes[s] = intern_chain(cc, pl->slot_chain[s].tfns, pl->slot_chain[s].n);
         prog->plan_nodes[i] = nodes;
     }
     for (i = 0; i < cc->all->nelts; i++) {
@@ -234,7 +244,7 @@ void bw_program_link_scan(bw_program_t *prog)
             any |= ts[t].bit >= 0;
         }
         c->tscan = ts;
-        if (any && !c->r->op_negated && !c->r->multi_match)
+        if (any && !c->r->op_negated)
             c->flags |= BW_CR_SCAN;
     }
     publish(cc);

@@ -27,24 +27,46 @@
 
 /* The pattern rules that look at a value source, scanned together: a rule
  * is a bit, its transformation chain a slot; each distinct string the
- * slots make of a value is scanned by the open matcher, and by the gated
- * one when it has a byte of gate. */
+ * slots make of a value is scanned by the plan's matchers (bw_scan.c says
+ * which rule goes to which), each only when one of the slots that made the
+ * string has a pattern there:
+ *   open       regexes without a cheap trigger: always;
+ *   gated      regexes with a rare byte gate: when the string has a byte
+ *              of the gate of one of those slots;
+ *   lits       phrase operators, and the trigger literals of the
+ *              triggered regexes (bit trigger_base + slot): always;
+ *   triggered  regexes with a rare literal set: when lits reported the
+ *              trigger bit of one of those slots. */
+enum { BW_PM_OPEN, BW_PM_GATED, BW_PM_LITS, BW_PM_TRIGGERED, BW_PM_N };
+
+/* A transformation chain: the first n of tfns. */
+typedef struct {
+    const bw_tfn_def_t *const *tfns;
+    int n;
+} bw_chain_ref_t;
+
 typedef struct bw_plan_s {
-    int nbits, nwords, nslots;
-    const bw_rule_t **slot_rule;   /* per slot: a rule with the slot's chain */
+    int nbits, nwords, nslots;     /* nwords also holds the trigger bits */
+    const bw_chain_ref_t *slot_chain; /* per slot: its transformation chain */
     apr_array_header_t *slots;     /* the same, while the plan is built */
-    bw_matcher_t *open;            /* or NULL */
-    bw_matcher_t *gated;           /* or NULL */
-    uint64_t gate[4];
-    uint64_t *gated_bits;          /* bits the gated matcher owns */
+    bw_matcher_t *m[BW_PM_N];      /* each NULL when it has no pattern */
+    uint64_t *own[BW_PM_N];        /* the bits each matcher decides */
+    unsigned char *slot_need;      /* per slot: 1 << BW_PM_… of its matchers */
+    uint64_t *slot_gate;           /* per slot: 4 words, its gated regexes' bytes */
+    int trigger_base;              /* nbits: the first slot's trigger bit */
+    apr_array_header_t *placed;    /* while built: where each bit went */
     uint64_t *exact;               /* bits whose hit is a match */
     apr_hash_t *members;           /* rule -> bit and slot */
 } bw_plan_t;
 
 /* Can rule r join a plan (a pattern operator with a constant parameter)? */
 int bw_scannable(const bw_rule_t *r);
-/* r's bit and slot in pl: 1, or 0 when r is not in pl. */
+/* r's bit and slot in pl: 1, or 0 when r is not in pl. A multiMatch rule
+ * has one more bit per prefix of its chain (the operator sees the value
+ * after each step): bw_plan_member_prefix gives the one of the first k
+ * transformations (0 <= k < r->ntfns). */
 int bw_plan_member(const bw_plan_t *pl, const bw_rule_t *r, int *bit, int *slot);
+int bw_plan_member_prefix(const bw_plan_t *pl, const bw_rule_t *r, int k, int *bit, int *slot);
 /* Give each value source of prog its plan (new ones compiled; a parent's
  * reused when it holds every rule needed). Warnings (a database that could
  * not be built) go to warnings (may be NULL). */
@@ -61,6 +83,8 @@ typedef struct bw_crule_s bw_crule_t;
 typedef struct bw_tscan_s {
     int bit, slot;               /* bit -1: no plan covers this target */
     int exact;                   /* a hit of the bit is a match */
+    const struct bw_tscan_s *prefix; /* multiMatch: bit and slot of each
+                                  * prefix of the chain (r->ntfns of them) */
 } bw_tscan_t;
 
 /* One rule link as the executor runs it. */

@@ -9,13 +9,24 @@
  * (ARGS, ARGS_NAMES, REQUEST_COOKIES… in CRS). In a plan each rule is one
  * bit, and the rules' transformation chains are the plan's slots. A value
  * is transformed through every slot (most chains leave most values as
- * they are), and each distinct string that comes out is scanned once:
- *   - by the open matcher, every time;
- *   - by the gated matcher only when the string has a byte of the plan's
- *     gate. A regex goes there when it has a byte gate that benign data
- *     rarely contains (prefilter/: every match contains one of a few bytes
- *     such as ( < ; ' =); most values have none of them, and most CRS
- *     regexes have such a gate.
+ * they are), and each distinct string that comes out is scanned once, by
+ * up to four matchers; a regex goes to the first of these it qualifies for:
+ *   - gated: it has a byte gate that benign data rarely contains
+ *     (prefilter/: every match contains one of a few bytes such as
+ *     ( < ; ' =). Scanned only when the string has a byte of the plan's
+ *     gate: most values have none, and most CRS regexes have such a gate.
+ *     The check costs nothing: a value's bytes are known (run/bw_values.c).
+ *   - triggered: it has a literal set that benign data rarely contains
+ *     (every match contains "select" or "union"…: SQL, PHP, Java and shell
+ *     keywords). The literals go to the lits matcher as the trigger bit of
+ *     the rule's slot, and the triggered matcher is scanned only when a
+ *     string has a trigger of a slot that made it.
+ *   - open: neither; scanned every time.
+ * Gates and triggers are per slot: a chain that makes odd strings of most
+ * values (base64Decode makes bytes of anything) calls for a scan only
+ * with its own rules' bytes and literals.
+ * Phrase operators (@pm, @pmFromFile) are literals themselves and go to the
+ * lits matcher, exact: a pure literal database is the cheapest scan there is.
  * A rule reads its bit from the hits of the string its own chain made.
  *
  * A program built over a parent (a <Location> over its server) reuses a
@@ -29,8 +40,19 @@
 #include "prefilter/bw_prefilter.h"
 
 /* A gate weighing more than this (in 1/10000 of benign bytes, pf_weights.c)
- * is too common to spare a scan: the regex goes to the open matcher. */
+ * is too common to spare a scan: the regex tries a trigger. */
 #define GATE_MAX_WEIGHT 200
+/* The same for a trigger's literal set: heavier, the regex goes to the open
+ * matcher. */
+#define TRIGGER_MAX_WEIGHT 200
+
+/* Where a bit went: matcher k; for a gated regex its gate, for a
+ * triggered one its literals. */
+typedef struct {
+    int bit, slot, k, nocase;
+    uint64_t gate[4];
+    const apr_array_header_t *lits;
+} placed_t;
 
 /* What identifies a pattern rule for sharing between programs: its
  * compiled operator and its chain (a rule's chain array is its own,
@@ -45,12 +67,13 @@ typedef struct {
     int bit, slot;
 } member_t;
 
-static void key_of(const bw_rule_t *r, scan_key_t *k)
+/* The key of r's operator over the first n transformations of its chain. */
+static void key_of(const bw_rule_t *r, int n, scan_key_t *k)
 {
     memset(k, 0, sizeof(*k));
     k->op_data = r->op.data;
     k->tfns = r->tfns;
-    k->ntfns = r->ntfns;
+    k->ntfns = n;
 }
 
 int bw_scannable(const bw_rule_t *r)
@@ -61,16 +84,38 @@ int bw_scannable(const bw_rule_t *r)
     return (f & (BW_OP_SCAN_REGEX | BW_OP_SCAN_PHRASES)) != 0;
 }
 
-int bw_plan_member(const bw_plan_t *pl, const bw_rule_t *r, int *bit, int *slot)
+static int member(const bw_plan_t *pl, const bw_rule_t *r, int n, int *bit, int *slot)
 {
     scan_key_t k;
     const member_t *m;
-    key_of(r, &k);
+    key_of(r, n, &k);
     m = apr_hash_get(pl->members, &k, sizeof(k));
     if (!m)
         return 0;
     *bit = m->bit;
     *slot = m->slot;
+    return 1;
+}
+
+int bw_plan_member(const bw_plan_t *pl, const bw_rule_t *r, int *bit, int *slot)
+{
+    return member(pl, r, r->ntfns, bit, slot);
+}
+
+int bw_plan_member_prefix(const bw_plan_t *pl, const bw_rule_t *r, int k, int *bit, int *slot)
+{
+    return k >= 0 && k < r->ntfns && member(pl, r, k, bit, slot);
+}
+
+/* Does pl hold r (with every prefix, for multiMatch)? */
+static int holds(const bw_plan_t *pl, const bw_rule_t *r)
+{
+    int bit, slot, k;
+    if (!bw_plan_member(pl, r, &bit, &slot))
+        return 0;
+    for (k = 0; r->multi_match && k < r->ntfns; k++)
+        if (!member(pl, r, k, &bit, &slot))
+            return 0;
     return 1;
 }
 
@@ -81,98 +126,154 @@ static int same_chain(const bw_tfn_def_t *const *a, int na, const bw_tfn_def_t *
     return na == nb && (!na || !memcmp(a, b, sizeof(*a) * (size_t)na));
 }
 
-static int slot_of(apr_array_header_t *slots, const bw_rule_t *r)
+static int slot_of(apr_array_header_t *slots, const bw_tfn_def_t *const *tfns, int n)
 {
     int i;
+    bw_chain_ref_t *c;
     for (i = 0; i < slots->nelts; i++) {
-        const bw_rule_t *o = ((const bw_rule_t **)slots->elts)[i];
-        if (same_chain(o->tfns, o->ntfns, r->tfns, r->ntfns))
+        const bw_chain_ref_t *o = &((const bw_chain_ref_t *)slots->elts)[i];
+        if (same_chain(o->tfns, o->n, tfns, n))
             return i;
     }
-    *(const bw_rule_t **)apr_array_push(slots) = r;
+    c = apr_array_push(slots);
+    c->tfns = tfns;
+    c->n = n;
     return slots->nelts - 1;
 }
 
-/* Put rule r (bit) into the open or the gated matcher. */
-static void add_pattern(apr_pool_t *p, bw_plan_t *pl, const bw_rule_t *r, int bit)
+static bw_matcher_t *matcher(apr_pool_t *p, bw_plan_t *pl, int k, int bit, int slot)
 {
+    placed_t *pc = apr_array_push(pl->placed);
+    memset(pc, 0, sizeof(*pc));
+    pc->bit = bit;
+    pc->slot = slot;
+    pc->k = k;
+    if (!pl->m[k])
+        pl->m[k] = bw_matcher_create(p);
+    pl->own[k][bit / 64] |= (uint64_t)1 << (bit % 64);
+    return pl->m[k];
+}
+
+/* Put rule r (bit, slot) into the matcher it qualifies for. */
+static void add_pattern(apr_pool_t *p, bw_plan_t *pl, const bw_rule_t *r, int bit, int slot)
+{
+    apr_array_header_t *lits;
     uint64_t gate[4];
     unsigned weight = 0;
-    int w;
+    int nocase = 0;
+    placed_t *pc;
     if (r->op.def->flags & BW_OP_SCAN_PHRASES) {
-        if (!pl->open)
-            pl->open = bw_matcher_create(p);
-        bw_matcher_add_phrases_as(pl->open, (const bw_ac_t *)r->op.data, bit);
+        bw_matcher_add_phrases_as(matcher(p, pl, BW_PM_LITS, bit, slot),
+                                  (const bw_ac_t *)r->op.data, bit);
         return;
     }
     if (bw_prefilter_gate(p, r->op.param, r->op.param_len, 0, gate, &weight)
         && weight <= GATE_MAX_WEIGHT) {
-        if (!pl->gated)
-            pl->gated = bw_matcher_create(p);
-        bw_matcher_add_regex_as(pl->gated, r->op.param, r->op.param_len, bit);
-        pl->gated_bits[bit / 64] |= (uint64_t)1 << (bit % 64);
-        for (w = 0; w < 4; w++)
-            pl->gate[w] |= gate[w];
+        bw_matcher_add_regex_as(matcher(p, pl, BW_PM_GATED, bit, slot), r->op.param,
+                                r->op.param_len, bit);
+        pc = &APR_ARRAY_IDX(pl->placed, pl->placed->nelts - 1, placed_t);
+        memcpy(pc->gate, gate, sizeof(gate));
         return;
     }
-    if (!pl->open)
-        pl->open = bw_matcher_create(p);
-    bw_matcher_add_regex_as(pl->open, r->op.param, r->op.param_len, bit);
+    if (bw_prefilter_trigger(p, r->op.param, r->op.param_len, &lits, &nocase, &weight)
+        && weight <= TRIGGER_MAX_WEIGHT) {
+        bw_matcher_add_regex_as(matcher(p, pl, BW_PM_TRIGGERED, bit, slot), r->op.param,
+                                r->op.param_len, bit);
+        pc = &APR_ARRAY_IDX(pl->placed, pl->placed->nelts - 1, placed_t);
+        pc->lits = lits;
+        pc->nocase = nocase;
+        return;
+    }
+    bw_matcher_add_regex_as(matcher(p, pl, BW_PM_OPEN, bit, slot), r->op.param, r->op.param_len,
+                            bit);
+}
+
+/* A bit for r's operator over the first n transformations of its chain,
+ * unless pl has one. */
+static void add_member(apr_pool_t *p, bw_plan_t *pl, const bw_rule_t *r, int n)
+{
+    member_t *m;
+    scan_key_t k;
+    key_of(r, n, &k);
+    if (apr_hash_get(pl->members, &k, sizeof(k)))
+        return;
+    m = apr_palloc(p, sizeof(*m));
+    m->bit = pl->nbits++;
+    m->slot = slot_of(pl->slots, r->tfns, n);
+    apr_hash_set(pl->members, apr_pmemdup(p, &k, sizeof(k)), sizeof(k), m);
+    add_pattern(p, pl, r, m->bit, m->slot);
 }
 
 /* Add the rules pl does not hold yet (a plan is open until compiled). */
-static void plan_add(apr_pool_t *p, bw_plan_t *pl, apr_array_header_t *slots,
-                     const apr_array_header_t *rules)
+static void plan_add(apr_pool_t *p, bw_plan_t *pl, const apr_array_header_t *rules)
 {
-    int i;
+    int i, k;
     for (i = 0; i < rules->nelts; i++) {
         const bw_rule_t *r = ((const bw_rule_t **)rules->elts)[i];
-        member_t *m;
-        scan_key_t k;
-        key_of(r, &k);
-        if (apr_hash_get(pl->members, &k, sizeof(k)))
-            continue;
-        m = apr_palloc(p, sizeof(*m));
-        m->bit = pl->nbits++;
-        m->slot = slot_of(slots, r);
-        apr_hash_set(pl->members, apr_pmemdup(p, &k, sizeof(k)), sizeof(k), m);
-        add_pattern(p, pl, r, m->bit);
+        add_member(p, pl, r, r->ntfns);
+        for (k = 0; r->multi_match && k < r->ntfns; k++)
+            add_member(p, pl, r, k);
     }
-    pl->nwords = pl->nbits ? (pl->nbits + 63) / 64 : 1;
-    pl->nslots = slots->nelts;
-    pl->slot_rule = (const bw_rule_t **)slots->elts;
+    pl->nslots = pl->slots->nelts;
+    pl->slot_chain = (const bw_chain_ref_t *)pl->slots->elts;
+    pl->trigger_base = pl->nbits;
+    pl->nwords = (pl->nbits + pl->nslots + 63) / 64;
 }
 
 static bw_plan_t *plan_new(apr_pool_t *p, int max_rules)
 {
     bw_plan_t *pl = apr_pcalloc(p, sizeof(*pl));
+    int k;
     pl->members = apr_hash_make(p);
-    pl->gated_bits = apr_pcalloc(p, sizeof(uint64_t) * (size_t)(max_rules / 64 + 1));
-    pl->slots = apr_array_make(p, 8, sizeof(const bw_rule_t *));
+    for (k = 0; k < BW_PM_N; k++)
+        pl->own[k] = apr_pcalloc(p, sizeof(uint64_t) * (size_t)(max_rules / 32 + 2));
+    pl->slots = apr_array_make(p, 8, sizeof(bw_chain_ref_t));
+    pl->placed = apr_array_make(p, 16, sizeof(placed_t));
     return pl;
+}
+
+/* Per slot, what its rules need; the trigger literals, each with its
+ * slot's trigger bit. */
+static void plan_slots(apr_pool_t *p, bw_plan_t *pl)
+{
+    int i, j, w;
+    pl->slot_need = apr_pcalloc(p, (size_t)pl->nslots + 1);
+    pl->slot_gate = apr_pcalloc(p, sizeof(uint64_t) * 4 * (size_t)(pl->nslots + 1));
+    for (i = 0; i < pl->placed->nelts; i++) {
+        const placed_t *pc = &APR_ARRAY_IDX(pl->placed, i, placed_t);
+        pl->slot_need[pc->slot] |= (unsigned char)(1u << pc->k);
+        for (w = 0; w < 4; w++)
+            pl->slot_gate[4 * (size_t)pc->slot + (size_t)w] |= pc->gate[w];
+        if (pc->k != BW_PM_TRIGGERED)
+            continue;
+        pl->slot_need[pc->slot] |= 1u << BW_PM_LITS;
+        if (!pl->m[BW_PM_LITS])
+            pl->m[BW_PM_LITS] = bw_matcher_create(p);
+        for (j = 0; j < pc->lits->nelts; j++)
+            bw_matcher_add_literal_as(pl->m[BW_PM_LITS], APR_ARRAY_IDX(pc->lits, j, bw_str_t),
+                                      pc->nocase, pl->trigger_base + pc->slot);
+    }
 }
 
 /* Compile the matchers and combine what their bits mean. */
 static void plan_compile(apr_pool_t *p, bw_plan_t *pl, const char *dir, apr_array_header_t *warnings)
 {
-    bw_matcher_t *ms[2];
     int k, w;
-    ms[0] = pl->open;
-    ms[1] = pl->gated;
     pl->exact = apr_pcalloc(p, sizeof(uint64_t) * (size_t)pl->nwords);
-    for (k = 0; k < 2; k++) {
+    plan_slots(p, pl);
+    for (k = 0; k < BW_PM_N; k++) {
         const char *warning = NULL;
         const uint64_t *ex;
-        if (!ms[k])
+        if (!pl->m[k])
             continue;
-        bw_matcher_compile(ms[k], dir, &warning);
+        bw_matcher_compile(pl->m[k], dir, &warning);
         if (warning && warnings)
             *(const char **)apr_array_push(warnings) = warning;
-        /* a bit is exact as the matcher that owns it says (the other one
-         * calls a bit it has no pattern for exact, and never sets it) */
-        ex = bw_matcher_exact(ms[k]);
-        for (w = 0; w < bw_matcher_words(ms[k]) && w < pl->nwords; w++)
-            pl->exact[w] |= ex[w] & (k ? pl->gated_bits[w] : ~pl->gated_bits[w]);
+        /* a bit is exact as the matcher that owns it says (another calls a
+         * bit it has no pattern for exact, and never sets it) */
+        ex = bw_matcher_exact(pl->m[k]);
+        for (w = 0; w < bw_matcher_words(pl->m[k]) && w < pl->nwords; w++)
+            pl->exact[w] |= ex[w] & pl->own[k][w];
     }
 }
 
@@ -200,9 +301,9 @@ static const char *cache_dir(bw_program_t *prog)
 /* How many of rules pl holds. */
 static int held(const bw_plan_t *pl, const apr_array_header_t *rules)
 {
-    int i, n = 0, bit, slot;
+    int i, n = 0;
     for (i = 0; i < rules->nelts; i++)
-        n += bw_plan_member(pl, ((const bw_rule_t **)rules->elts)[i], &bit, &slot);
+        n += holds(pl, ((const bw_rule_t **)rules->elts)[i]);
     return n;
 }
 
@@ -231,13 +332,12 @@ static int plan_for(bw_program_t *prog, const apr_array_header_t *rules, int max
     for (i = 0; i < prog->plans->nelts; i++) {
         bw_plan_t *pl = ((bw_plan_t **)prog->plans->elts)[i];
         if (!pl->exact && 4 * held(pl, rules) >= 3 * rules->nelts) {
-            plan_add(prog->pool, pl, pl->slots, rules);
+            plan_add(prog->pool, pl, rules);
             return i;
         }
     }
     *(bw_plan_t **)apr_array_push(prog->plans) = plan_new(prog->pool, max_rules);
-    plan_add(prog->pool, APR_ARRAY_IDX(prog->plans, prog->plans->nelts - 1, bw_plan_t *),
-             APR_ARRAY_IDX(prog->plans, prog->plans->nelts - 1, bw_plan_t *)->slots, rules);
+    plan_add(prog->pool, APR_ARRAY_IDX(prog->plans, prog->plans->nelts - 1, bw_plan_t *), rules);
     return prog->plans->nelts - 1;
 }
 
@@ -273,11 +373,14 @@ void bw_scan_build(bw_program_t *prog, apr_array_header_t *warnings)
 {
     apr_array_header_t **by = rules_by_source(prog);
     const char *dir = NULL;
-    int k, fresh = 0, first_new = -1, max_rules = 0;
+    int k, i, fresh = 0, first_new = -1, max_rules = 0;
     prog->plans = apr_array_make(prog->pool, 8, sizeof(bw_plan_t *));
     prog->src_plan = apr_palloc(prog->pool, sizeof(int) * (size_t)(prog->nsrc + 1));
     for (k = 0; k < prog->nsrc; k++)
-        max_rules += by[k] ? by[k]->nelts : 0;
+        for (i = 0; by[k] && i < by[k]->nelts; i++) {
+            const bw_rule_t *r = ((const bw_rule_t **)by[k]->elts)[i];
+            max_rules += 1 + (r->multi_match ? r->ntfns : 0);
+        }
     for (k = 0; k < prog->nsrc; k++) {
         fresh = 0;
         prog->src_plan[k] = by[k] ? plan_for(prog, by[k], max_rules, &fresh) : -1;

@@ -85,6 +85,7 @@ static int run_op(bw_tx_t *tx, const bw_rule_t *r, const bw_op_t *op, const bw_v
                   bw_str_t value, bw_op_run_t *run)
 {
     int rc;
+    tx->stats.op_runs++;
     memset(run, 0, sizeof(*run));
     run->pool = tx->pool;
     run->var_name = BW_OP_VAR_PLACEHOLDER;
@@ -362,9 +363,9 @@ static int try_value(bw_tx_t *tx, ev_t *e, const bw_varval_t *v, bw_str_t tval, 
         run.ncaptures = -1;
         rc = 1;
     } else if (r->multi_match) {
+        tx->stats.confirms += scanned;
         rc = eval_value(tx, r, e->op, v, &tval, &run);
     } else {
-        tx->stats.op_runs++;
         tx->stats.confirms += scanned;
         rc = run_op(tx, r, e->op, v, tval, &run);
     }
@@ -373,6 +374,42 @@ static int try_value(bw_tx_t *tx, ev_t *e, const bw_varval_t *v, bw_str_t tval, 
     e->matched = 1;
     on_match(tx, r, v, tval, &run, e->is_last);
     return tx->intercepted;
+}
+
+static int scan_hit(const bw_hits_t *h, int n, int i, int slot, int bit)
+{
+    const uint64_t *v = h->vec[i] + (size_t)h->didx[(size_t)slot * (size_t)n + (size_t)i] * (size_t)h->nwords;
+    return (int)(v[bit / 64] >> (bit % 64)) & 1;
+}
+
+static int scan_any(const bw_hits_t *h, int slot, int bit)
+{
+    return (int)(h->any[(size_t)slot * (size_t)h->nwords + (size_t)(bit / 64)] >> (bit % 64)) & 1;
+}
+
+/* multiMatch: the operator sees the value after each transformation that
+ * changed it, so a value can match only where the scan of its string after
+ * one of the chain's prefixes hit. Such a value runs the rule as usual. */
+static int multi_values(bw_tx_t *tx, ev_t *e, const bw_target_t *t, const bw_tscan_t *ts,
+                        bw_src_state_t *S, const bw_hits_t *h)
+{
+    int nt = e->c->r->ntfns, i, k, any = scan_any(h, ts->slot, ts->bit);
+    for (k = 0; k < nt && !any; k++)
+        any = scan_any(h, ts->prefix[k].slot, ts->prefix[k].bit);
+    if (!any)
+        return 0;
+    for (i = 0; i < S->n; i++) {
+        int hit = scan_hit(h, S->n, i, ts->slot, ts->bit);
+        for (k = 0; k < nt && !hit; k++)
+            hit = scan_hit(h, S->n, i, ts->prefix[k].slot, ts->prefix[k].bit);
+        if (!hit)
+            continue;
+        if (t->selector_re && bw_regex_match(t->selector_re, S->vals[i].key, tx->md) <= 0)
+            continue;
+        if (try_value(tx, e, &S->vals[i], S->raw[i], 1, 0))
+            return 1;
+    }
+    return 0;
 }
 
 /* The values of a source through the link: only those whose bit is set in
@@ -388,6 +425,8 @@ static int source_values(bw_tx_t *tx, ev_t *e, const bw_target_t *t, int ti)
     if ((c->flags & BW_CR_SCAN) && ts->bit >= 0) {
         const bw_hits_t *h = bw_src_scan(tx, S, c->tsrc[ti]);
         int nw = h->nwords, w = ts->bit / 64, exact = ts->exact && !h->inexact;
+        if (c->r->multi_match)
+            return multi_values(tx, e, t, ts, S, h);
         uint64_t mask = (uint64_t)1 << (ts->bit % 64);
         const unsigned short *didx = h->didx + (size_t)ts->slot * (size_t)S->n;
         if (!(h->any[(size_t)ts->slot * (size_t)nw + (size_t)w] & mask))

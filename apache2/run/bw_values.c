@@ -92,20 +92,51 @@ const bw_str_t *bw_src_tv(bw_tx_t *tx, bw_src_state_t *S, int node)
     return out;
 }
 
-/* Scan one string with the plan: the open matcher, and the gated one when
- * the string has a gate byte. Returns 0 when a scan failed. */
-static int scan_string(bw_tx_t *tx, const bw_plan_t *pl, bw_str_t str, const bw_byteset_t *ps,
-                       uint64_t *hv)
+/* What one distinct string of a value needs: the union over the slots that
+ * made it of their matchers and gate bytes. */
+typedef struct {
+    bw_str_t str;
+    unsigned need;
+    uint64_t gate[4];
+} dstr_t;
+
+static int trigger_hit(const bw_plan_t *pl, const uint64_t *hv, const unsigned short *didx,
+                       int n, int i, int j)
 {
-    int ok = 1;
+    int s;
+    for (s = 0; s < pl->nslots; s++) {
+        int b = pl->trigger_base + s;
+        if (didx[(size_t)s * (size_t)n + (size_t)i] == j && (hv[b / 64] >> (b % 64) & 1))
+            return 1;
+    }
+    return 0;
+}
+
+/* Scan one distinct string (program/bw_scan.c): the open and literal
+ * matchers when a slot that made it has patterns there, the gated one when
+ * it has a gate byte of those slots, the triggered one when the literal one
+ * found a trigger of those slots. Trigger bits are cleared after. Returns 0
+ * when a scan failed (its bits are all set: maybe). */
+static int scan_string(bw_tx_t *tx, const bw_plan_t *pl, const dstr_t *d, const bw_byteset_t *ps,
+                       uint64_t *hv, const unsigned short *didx, int n, int i, int j)
+{
+    int ok = 1, w;
     memset(hv, 0, sizeof(uint64_t) * (size_t)pl->nwords);
-    if (pl->open)
-        ok &= bw_matcher_scan(pl->open, str, hv);
-    if (pl->gated && ((ps->w[0] & pl->gate[0]) | (ps->w[1] & pl->gate[1])
-                      | (ps->w[2] & pl->gate[2]) | (ps->w[3] & pl->gate[3])))
-        ok &= bw_matcher_scan(pl->gated, str, hv);
+    if (d->need & (1u << BW_PM_OPEN))
+        ok &= bw_matcher_scan(pl->m[BW_PM_OPEN], d->str, hv);
+    if (d->need & (1u << BW_PM_LITS)) {
+        ok &= bw_matcher_scan(pl->m[BW_PM_LITS], d->str, hv);
+        if ((d->need & (1u << BW_PM_TRIGGERED)) && trigger_hit(pl, hv, didx, n, i, j))
+            ok &= bw_matcher_scan(pl->m[BW_PM_TRIGGERED], d->str, hv);
+        for (w = pl->trigger_base; w < pl->trigger_base + pl->nslots; w++)
+            hv[w / 64] &= ~((uint64_t)1 << (w % 64));
+    }
+    if ((d->need & (1u << BW_PM_GATED))
+        && ((ps->w[0] & d->gate[0]) | (ps->w[1] & d->gate[1]) | (ps->w[2] & d->gate[2])
+            | (ps->w[3] & d->gate[3])))
+        ok &= bw_matcher_scan(pl->m[BW_PM_GATED], d->str, hv);
     tx->stats.scans++;
-    tx->stats.bytes_scanned += str.len;
+    tx->stats.bytes_scanned += d->str.len;
     return ok;
 }
 
@@ -114,10 +145,10 @@ const bw_hits_t *bw_src_scan(bw_tx_t *tx, bw_src_state_t *S, int k)
     int pi = tx->prog->src_plan[k];
     const bw_plan_t *pl = ((const bw_plan_t **)tx->prog->plans->elts)[pi];
     const int *nodes = tx->prog->plan_nodes[pi];
-    int ns = pl->nslots, nw = pl->nwords, i, s, w;
+    int ns = pl->nslots, nw = pl->nwords, n = S->n, i, s, w, j;
     const bw_str_t **tv;
     uint64_t *hv;
-    bw_str_t *d;
+    dstr_t *d;
     bw_hits_t *h;
 
     if (S->hits)
@@ -129,32 +160,42 @@ const bw_hits_t *bw_src_scan(bw_tx_t *tx, bw_src_state_t *S, int k)
         tv[s] = bw_src_tv(tx, S, nodes[s]);
     h = apr_pcalloc(tx->pool, sizeof(*h));
     h->nwords = nw;
-    h->vec = apr_palloc(tx->pool, sizeof(uint64_t *) * (size_t)(S->n + 1));
-    h->didx = apr_palloc(tx->pool, sizeof(unsigned short) * ((size_t)ns * (size_t)S->n + 1));
+    h->vec = apr_palloc(tx->pool, sizeof(uint64_t *) * (size_t)(n + 1));
+    h->didx = apr_palloc(tx->pool, sizeof(unsigned short) * ((size_t)ns * (size_t)n + 1));
     h->any = apr_pcalloc(tx->pool, sizeof(uint64_t) * (size_t)ns * (size_t)nw);
     /* a value makes at most one distinct string per slot */
     hv = apr_palloc(tx->pool, sizeof(uint64_t) * (size_t)nw * (size_t)(ns + 1));
-    d = apr_palloc(tx->pool, sizeof(bw_str_t) * (size_t)(ns + 1));
-    for (i = 0; i < S->n; i++) {
+    d = apr_palloc(tx->pool, sizeof(dstr_t) * (size_t)(ns + 1));
+    for (i = 0; i < n; i++) {
         int nd = 0;
         for (s = 0; s < ns; s++) {
             bw_str_t str = tv[s][i];
-            int j;
+            const uint64_t *sg = pl->slot_gate + 4 * (size_t)s;
             for (j = 0; j < nd; j++)
-                if (d[j].len == str.len && (d[j].data == str.data || !memcmp(d[j].data, str.data, str.len)))
+                if (d[j].str.len == str.len
+                    && (d[j].str.data == str.data || !memcmp(d[j].str.data, str.data, str.len)))
                     break;
             if (j == nd) {
-                bw_byteset_t ps;
-                const bw_byteset_t *pp = &S->present[i];
-                if (str.data != S->raw[i].data || str.len != S->raw[i].len) {
-                    bw_byteset_of(str, &ps);
-                    pp = &ps;
-                }
-                if (!scan_string(tx, pl, str, pp, &hv[(size_t)nd * (size_t)nw]))
-                    h->inexact = 1;
-                d[nd++] = str;
+                memset(&d[nd], 0, sizeof(d[nd]));
+                d[nd++].str = str;
             }
-            h->didx[(size_t)s * (size_t)S->n + (size_t)i] = (unsigned short)j;
+            d[j].need |= pl->slot_need[s];
+            for (w = 0; w < 4; w++)
+                d[j].gate[w] |= sg[w];
+            h->didx[(size_t)s * (size_t)n + (size_t)i] = (unsigned short)j;
+        }
+        for (j = 0; j < nd; j++) {
+            bw_byteset_t ps;
+            const bw_byteset_t *pp = &S->present[i];
+            if (d[j].str.data != S->raw[i].data || d[j].str.len != S->raw[i].len) {
+                bw_byteset_of(d[j].str, &ps);
+                pp = &ps;
+            }
+            if (!scan_string(tx, pl, &d[j], pp, &hv[(size_t)j * (size_t)nw], h->didx, n, i, j))
+                h->inexact = 1;
+        }
+        for (s = 0; s < ns; s++) {
+            j = h->didx[(size_t)s * (size_t)n + (size_t)i];
             for (w = 0; w < nw; w++)
                 h->any[(size_t)s * (size_t)nw + (size_t)w] |= hv[(size_t)j * (size_t)nw + (size_t)w];
         }
