@@ -54,6 +54,7 @@ typedef struct bw_plan_s {
     unsigned char *slot_need;      /* per slot: 1 << BW_PM_… of its matchers */
     uint64_t *slot_gate;           /* per slot: 4 words, its gated regexes' bytes */
     int trigger_base;              /* nbits: the first slot's trigger bit */
+    uint64_t *trigger_mask;        /* nwords: every slot's trigger bit */
     apr_array_header_t *placed;    /* while built: where each bit went */
     uint64_t *exact;               /* bits whose hit is a match */
     apr_hash_t *members;           /* rule -> bit and slot */

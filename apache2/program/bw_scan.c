@@ -239,6 +239,9 @@ static void plan_slots(apr_pool_t *p, bw_plan_t *pl)
     int i, j, w;
     pl->slot_need = apr_pcalloc(p, (size_t)pl->nslots + 1);
     pl->slot_gate = apr_pcalloc(p, sizeof(uint64_t) * 4 * (size_t)(pl->nslots + 1));
+    pl->trigger_mask = apr_pcalloc(p, sizeof(uint64_t) * (size_t)pl->nwords);
+    for (i = pl->trigger_base; i < pl->trigger_base + pl->nslots; i++)
+        pl->trigger_mask[i / 64] |= (uint64_t)1 << (i % 64);
     for (i = 0; i < pl->placed->nelts; i++) {
         const placed_t *pc = &APR_ARRAY_IDX(pl->placed, i, placed_t);
         pl->slot_need[pc->slot] |= (unsigned char)(1u << pc->k);

@@ -376,9 +376,9 @@ static int try_value(bw_tx_t *tx, ev_t *e, const bw_varval_t *v, bw_str_t tval, 
     return tx->intercepted;
 }
 
-static int scan_hit(const bw_hits_t *h, int n, int i, int slot, int bit)
+static int scan_hit(const bw_hits_t *h, int i, int slot, int bit)
 {
-    const uint64_t *v = h->vec[i] + (size_t)h->didx[(size_t)slot * (size_t)n + (size_t)i] * (size_t)h->nwords;
+    const uint64_t *v = h->vec[i] + (size_t)h->drow[slot][i] * (size_t)h->nwords;
     return (int)(v[bit / 64] >> (bit % 64)) & 1;
 }
 
@@ -399,9 +399,9 @@ static int multi_values(bw_tx_t *tx, ev_t *e, const bw_target_t *t, const bw_tsc
     if (!any)
         return 0;
     for (i = 0; i < S->n; i++) {
-        int hit = scan_hit(h, S->n, i, ts->slot, ts->bit);
+        int hit = scan_hit(h, i, ts->slot, ts->bit);
         for (k = 0; k < nt && !hit; k++)
-            hit = scan_hit(h, S->n, i, ts->prefix[k].slot, ts->prefix[k].bit);
+            hit = scan_hit(h, i, ts->prefix[k].slot, ts->prefix[k].bit);
         if (!hit)
             continue;
         if (t->selector_re && bw_regex_match(t->selector_re, S->vals[i].key, tx->md) <= 0)
@@ -428,7 +428,7 @@ static int source_values(bw_tx_t *tx, ev_t *e, const bw_target_t *t, int ti)
         if (c->r->multi_match)
             return multi_values(tx, e, t, ts, S, h);
         uint64_t mask = (uint64_t)1 << (ts->bit % 64);
-        const unsigned short *didx = h->didx + (size_t)ts->slot * (size_t)S->n;
+        const unsigned short *didx = h->drow[ts->slot];
         if (!(h->any[(size_t)ts->slot * (size_t)nw + (size_t)w] & mask))
             return 0;
         tv = bw_src_tv(tx, S, c->node);

@@ -39,26 +39,33 @@ void bw_tfn_cache_reset(bw_tx_t *tx);
 /* ---- the values of a phase (bw_values.c) ----------------------------------- */
 
 /* A source's scan (its plan's verdicts): per value, the hit vectors of the
- * distinct strings its slots made (vec[i], nwords each) and which one each
- * slot made (didx[slot * n + i]); per slot, the union over all values
- * (any[slot * nwords…]). inexact: some string could not be scanned, so no
- * hit is exact. */
+ * distinct strings its slots made (vec[i], nwords each; values that hit
+ * nothing share one block of zeros) and which one each slot made
+ * (drow[slot][i]; slots whose chains made the same strings of every value
+ * share a row); per slot, the union over all values (any[slot * nwords…]).
+ * inexact: some string could not be scanned, so no hit is exact. */
 typedef struct bw_hits_s {
     int nwords;
     uint64_t **vec;
-    unsigned short *didx;
+    unsigned short **drow;
     uint64_t *any;
     int inexact;
 } bw_hits_t;
 
-/* A source's values for one phase, their transformations and scans. */
+/* A source's values for one phase, their transformations and scans. Per
+ * chain node (when a rule needed it): the transformed values, the bytes
+ * each contains and their union; a node that changed no value shares its
+ * parent's arrays. */
 typedef struct bw_src_state_s {
     int phase, gen;
     int n;
     bw_varval_t *vals;
     bw_str_t *raw;                /* vals[i].value */
     bw_byteset_t *present;        /* the bytes of raw[i] (when a chain needed them) */
+    bw_byteset_t all;             /* their union */
     bw_str_t **tv;                /* per program node: transformed values, or NULL */
+    bw_byteset_t **tps;           /* per node: the bytes of each of them */
+    bw_byteset_t *tall;           /* per node: their union */
     bw_hits_t *hits;              /* the source's scan, or NULL */
 } bw_src_state_t;
 

@@ -8,11 +8,14 @@
  * transformed once into an array beside it (a node's array is its parent's
  * transformed by one more step; a transformation is not even called when
  * the value has none of its trigger bytes, and one that changes nothing
- * returns its input, so benign values are not copied). Then the source's
- * scan plan (program/bw_scan.c): for each value, the distinct strings the
- * plan's chains make of it are scanned once each, and per chain the union
- * over all values is kept, so a rule whose bit is clear there is done
- * without touching a value.
+ * returns its input, so benign values are not copied). The bytes of every
+ * value are known at each node, and their union: a node whose
+ * transformation has no trigger byte in the union is its parent's array,
+ * in constant time. Then the source's scan plan (program/bw_scan.c): for
+ * each value, the distinct strings the plan's chains make of it are
+ * scanned once each (slots whose arrays are the same array are one), and
+ * per chain the union over all values is kept, so a rule whose bit is
+ * clear there is done without touching a value.
  *
  * A state is valid for one (phase, data generation): a ctl: that changes
  * what a variable yields (forceRequestBodyVariable…) bumps the generation.
@@ -48,88 +51,132 @@ bw_src_state_t *bw_src_get(bw_tx_t *tx, int k)
     return S;
 }
 
-/* The bytes each raw value contains, once per source and phase. */
+/* The bytes each raw value contains, and their union; once per source and
+ * phase. */
 static void present_of(bw_tx_t *tx, bw_src_state_t *S)
 {
-    int i;
+    int i, w;
     S->present = apr_palloc(tx->pool, sizeof(bw_byteset_t) * (size_t)(S->n + 1));
-    for (i = 0; i < S->n; i++)
+    memset(&S->all, 0, sizeof(S->all));
+    for (i = 0; i < S->n; i++) {
         bw_byteset_of(S->raw[i], &S->present[i]);
+        for (w = 0; w < 4; w++)
+            S->all.w[w] |= S->present[i].w[w];
+    }
+}
+
+/* Node `node` of S computed: values, their bytes and union. */
+static void tv_node(bw_tx_t *tx, bw_src_state_t *S, int node)
+{
+    const bw_pnode_t *pn = &tx->prog->nodes[node];
+    const bw_str_t *in;
+    const bw_byteset_t *ips, *iall;
+    bw_str_t *out;
+    bw_byteset_t *ops, all;
+    int i, w, changed = 0;
+    if (pn->parent < 0) {
+        in = S->raw;
+        ips = S->present;
+        iall = &S->all;
+    } else {
+        in = bw_src_tv(tx, S, pn->parent);
+        ips = S->tps[pn->parent];
+        iall = &S->tall[pn->parent];
+    }
+    /* no value has a byte the transformation acts on: the parent's arrays */
+    if (!bw_tfn_may_change(pn->tfn, iall)) {
+        S->tv[node] = (bw_str_t *)in;
+        S->tps[node] = (bw_byteset_t *)ips;
+        S->tall[node] = *iall;
+        return;
+    }
+    out = apr_palloc(tx->pool, sizeof(bw_str_t) * (size_t)(S->n + 1));
+    ops = apr_palloc(tx->pool, sizeof(bw_byteset_t) * (size_t)(S->n + 1));
+    memset(&all, 0, sizeof(all));
+    for (i = 0; i < S->n; i++) {
+        out[i] = in[i];
+        ops[i] = ips[i];
+        /* a transformation without a trigger byte in its input cannot
+         * change it: most values go through most chains untouched */
+        if (bw_tfn_may_change(pn->tfn, &ips[i])) {
+            pn->tfn->fn(&tx->tfn_env, tx->pool, in[i], &out[i]);
+            if (out[i].data != in[i].data || out[i].len != in[i].len) {
+                bw_byteset_of(out[i], &ops[i]);
+                changed = 1;
+            }
+        }
+        for (w = 0; w < 4; w++)
+            all.w[w] |= ops[i].w[w];
+    }
+    if (!changed) {
+        S->tv[node] = (bw_str_t *)in;
+        S->tps[node] = (bw_byteset_t *)ips;
+        S->tall[node] = *iall;
+        return;
+    }
+    S->tv[node] = out;
+    S->tps[node] = ops;
+    S->tall[node] = all;
 }
 
 const bw_str_t *bw_src_tv(bw_tx_t *tx, bw_src_state_t *S, int node)
 {
-    const bw_pnode_t *pn;
-    const bw_str_t *in;
-    bw_str_t *out;
-    int i;
     if (node < 0)
         return S->raw;
-    if (!S->tv)
-        S->tv = apr_pcalloc(tx->pool, sizeof(bw_str_t *) * (size_t)tx->prog->nnodes);
-    if (S->tv[node])
-        return S->tv[node];
-    pn = &tx->prog->nodes[node];
-    in = bw_src_tv(tx, S, pn->parent);
-    out = apr_palloc(tx->pool, sizeof(bw_str_t) * (size_t)(S->n + 1));
-    if (!S->present)
-        present_of(tx, S);
-    for (i = 0; i < S->n; i++) {
-        /* a transformation without a trigger byte in its input cannot
-         * change it: most values go through most chains untouched */
-        bw_byteset_t changed;
-        const bw_byteset_t *ps = &S->present[i];
-        if (!pn->tfn->always && (in[i].data != S->raw[i].data || in[i].len != S->raw[i].len)) {
-            bw_byteset_of(in[i], &changed);
-            ps = &changed;
-        }
-        if (bw_tfn_may_change(pn->tfn, ps))
-            pn->tfn->fn(&tx->tfn_env, tx->pool, in[i], &out[i]);
-        else
-            out[i] = in[i];
+    if (!S->tv) {
+        size_t nn = (size_t)tx->prog->nnodes;
+        S->tv = apr_pcalloc(tx->pool, sizeof(bw_str_t *) * nn);
+        S->tps = apr_palloc(tx->pool, sizeof(bw_byteset_t *) * nn);
+        S->tall = apr_palloc(tx->pool, sizeof(bw_byteset_t) * nn);
     }
-    S->tv[node] = out;
-    return out;
+    if (!S->tv[node]) {
+        if (!S->present)
+            present_of(tx, S);
+        tv_node(tx, S, node);
+    }
+    return S->tv[node];
 }
 
-/* What one distinct string of a value needs: the union over the slots that
- * made it of their matchers and gate bytes. */
+/* One distinct string of a value: what the slots that made it need (the
+ * union of their matchers and gate bytes) and their trigger bits, and its
+ * bytes. */
 typedef struct {
     bw_str_t str;
+    const bw_byteset_t *ps;
     unsigned need;
     uint64_t gate[4];
+    uint64_t *tmask;        /* nwords */
 } dstr_t;
 
-static int trigger_hit(const bw_plan_t *pl, const uint64_t *hv, const unsigned short *didx,
-                       int n, int i, int j)
-{
-    int s;
-    for (s = 0; s < pl->nslots; s++) {
-        int b = pl->trigger_base + s;
-        if (didx[(size_t)s * (size_t)n + (size_t)i] == j && (hv[b / 64] >> (b % 64) & 1))
-            return 1;
-    }
-    return 0;
-}
+/* Slots whose chains made the same array of strings, as one. */
+typedef struct {
+    int rep;                /* the first slot of the group */
+    unsigned need;
+    uint64_t gate[4];
+    uint64_t *tmask;        /* nwords: the group's trigger bits */
+} sgroup_t;
 
 /* Scan one distinct string (program/bw_scan.c): the open and literal
  * matchers when a slot that made it has patterns there, the gated one when
  * it has a gate byte of those slots, the triggered one when the literal one
- * found a trigger of those slots. Trigger bits are cleared after. Returns 0
- * when a scan failed (its bits are all set: maybe). */
-static int scan_string(bw_tx_t *tx, const bw_plan_t *pl, const dstr_t *d, const bw_byteset_t *ps,
-                       uint64_t *hv, const unsigned short *didx, int n, int i, int j)
+ * found a trigger of those slots; trigger bits are cleared after. Returns
+ * 0 when a scan failed (its bits are all set: maybe). */
+static int scan_string(bw_tx_t *tx, const bw_plan_t *pl, const dstr_t *d, uint64_t *hv)
 {
-    int ok = 1, w;
-    memset(hv, 0, sizeof(uint64_t) * (size_t)pl->nwords);
+    const bw_byteset_t *ps = d->ps;
+    int ok = 1, w, nw = pl->nwords;
+    memset(hv, 0, sizeof(uint64_t) * (size_t)nw);
     if (d->need & (1u << BW_PM_OPEN))
         ok &= bw_matcher_scan(pl->m[BW_PM_OPEN], d->str, hv);
     if (d->need & (1u << BW_PM_LITS)) {
+        uint64_t t = 0;
         ok &= bw_matcher_scan(pl->m[BW_PM_LITS], d->str, hv);
-        if ((d->need & (1u << BW_PM_TRIGGERED)) && trigger_hit(pl, hv, didx, n, i, j))
+        for (w = 0; w < nw; w++) {
+            t |= hv[w] & d->tmask[w];
+            hv[w] &= ~pl->trigger_mask[w];
+        }
+        if (t && (d->need & (1u << BW_PM_TRIGGERED)))
             ok &= bw_matcher_scan(pl->m[BW_PM_TRIGGERED], d->str, hv);
-        for (w = pl->trigger_base; w < pl->trigger_base + pl->nslots; w++)
-            hv[w / 64] &= ~((uint64_t)1 << (w % 64));
     }
     if ((d->need & (1u << BW_PM_GATED))
         && ((ps->w[0] & d->gate[0]) | (ps->w[1] & d->gate[1]) | (ps->w[2] & d->gate[2])
@@ -140,64 +187,124 @@ static int scan_string(bw_tx_t *tx, const bw_plan_t *pl, const dstr_t *d, const 
     return ok;
 }
 
+/* Group the slots by the array their chain made; returns the number of
+ * groups, with rep_of[s] the group of slot s. */
+static int group_slots(bw_tx_t *tx, const bw_plan_t *pl, const bw_str_t *const *tv,
+                       sgroup_t *g, int *group_of)
+{
+    int ns = pl->nslots, nw = pl->nwords, ng = 0, s, k, w;
+    for (s = 0; s < ns; s++) {
+        int b = pl->trigger_base + s;
+        for (k = 0; k < ng; k++)
+            if (tv[g[k].rep] == tv[s])
+                break;
+        if (k == ng) {
+            memset(&g[ng], 0, sizeof(g[ng]));
+            g[ng].rep = s;
+            g[ng].tmask = apr_pcalloc(tx->pool, sizeof(uint64_t) * (size_t)nw);
+            ng++;
+        }
+        group_of[s] = k;
+        g[k].need |= pl->slot_need[s];
+        for (w = 0; w < 4; w++)
+            g[k].gate[w] |= pl->slot_gate[4 * (size_t)s + (size_t)w];
+        g[k].tmask[b / 64] |= (uint64_t)1 << (b % 64);
+    }
+    return ng;
+}
+
 const bw_hits_t *bw_src_scan(bw_tx_t *tx, bw_src_state_t *S, int k)
 {
     int pi = tx->prog->src_plan[k];
     const bw_plan_t *pl = ((const bw_plan_t **)tx->prog->plans->elts)[pi];
     const int *nodes = tx->prog->plan_nodes[pi];
-    int ns = pl->nslots, nw = pl->nwords, n = S->n, i, s, w, j;
+    int ns = pl->nslots, nw = pl->nwords, n = S->n, ng, i, s, w, j, q, *group_of;
     const bw_str_t **tv;
-    uint64_t *hv;
+    const bw_byteset_t **tps;
+    uint64_t *hv, *tm, *zero;
+    unsigned char *hit;
+    unsigned short **grow;
+    sgroup_t *g;
     dstr_t *d;
     bw_hits_t *h;
 
     if (S->hits)
         return S->hits;
-    if (!S->present)
-        present_of(tx, S);
     tv = apr_palloc(tx->pool, sizeof(*tv) * (size_t)ns);
-    for (s = 0; s < ns; s++)
+    tps = apr_palloc(tx->pool, sizeof(*tps) * (size_t)ns);
+    for (s = 0; s < ns; s++) {
         tv[s] = bw_src_tv(tx, S, nodes[s]);
+        if (!S->present)
+            present_of(tx, S);
+        tps[s] = nodes[s] < 0 ? S->present : S->tps[nodes[s]];
+    }
+    g = apr_palloc(tx->pool, sizeof(*g) * (size_t)(ns + 1));
+    group_of = apr_palloc(tx->pool, sizeof(int) * (size_t)(ns + 1));
+    ng = group_slots(tx, pl, tv, g, group_of);
     h = apr_pcalloc(tx->pool, sizeof(*h));
     h->nwords = nw;
     h->vec = apr_palloc(tx->pool, sizeof(uint64_t *) * (size_t)(n + 1));
-    h->didx = apr_palloc(tx->pool, sizeof(unsigned short) * ((size_t)ns * (size_t)n + 1));
+    h->drow = apr_palloc(tx->pool, sizeof(unsigned short *) * (size_t)(ns + 1));
+    grow = apr_palloc(tx->pool, sizeof(unsigned short *) * (size_t)(ng + 1));
+    for (q = 0; q < ng; q++)
+        grow[q] = apr_palloc(tx->pool, sizeof(unsigned short) * (size_t)(n + 1));
+    for (s = 0; s < ns; s++)
+        h->drow[s] = grow[group_of[s]];
     h->any = apr_pcalloc(tx->pool, sizeof(uint64_t) * (size_t)ns * (size_t)nw);
-    /* a value makes at most one distinct string per slot */
-    hv = apr_palloc(tx->pool, sizeof(uint64_t) * (size_t)nw * (size_t)(ns + 1));
-    d = apr_palloc(tx->pool, sizeof(dstr_t) * (size_t)(ns + 1));
+    /* a value makes at most one distinct string per group */
+    hv = apr_palloc(tx->pool, sizeof(uint64_t) * (size_t)nw * (size_t)(ng + 1));
+    tm = apr_palloc(tx->pool, sizeof(uint64_t) * (size_t)nw * (size_t)(ng + 1));
+    zero = apr_pcalloc(tx->pool, sizeof(uint64_t) * (size_t)nw * (size_t)(ng + 1));
+    hit = apr_palloc(tx->pool, (size_t)ng + 1);
+    d = apr_palloc(tx->pool, sizeof(dstr_t) * (size_t)(ng + 1));
     for (i = 0; i < n; i++) {
-        int nd = 0;
-        for (s = 0; s < ns; s++) {
-            bw_str_t str = tv[s][i];
-            const uint64_t *sg = pl->slot_gate + 4 * (size_t)s;
+        int nd = 0, any = 0;
+        for (q = 0; q < ng; q++) {
+            const sgroup_t *gq = &g[q];
+            bw_str_t str = tv[gq->rep][i];
             for (j = 0; j < nd; j++)
-                if (d[j].str.len == str.len
-                    && (d[j].str.data == str.data || !memcmp(d[j].str.data, str.data, str.len)))
+                if (d[j].str.data == str.data && d[j].str.len == str.len)
                     break;
+            if (j == nd)
+                for (j = 0; j < nd; j++)
+                    if (d[j].str.len == str.len && !memcmp(d[j].str.data, str.data, str.len))
+                        break;
             if (j == nd) {
-                memset(&d[nd], 0, sizeof(d[nd]));
-                d[nd++].str = str;
+                d[nd].str = str;
+                d[nd].ps = &tps[gq->rep][i];
+                d[nd].need = gq->need;
+                memcpy(d[nd].gate, gq->gate, sizeof(gq->gate));
+                d[nd].tmask = tm + (size_t)nd * (size_t)nw;
+                memcpy(d[nd].tmask, gq->tmask, sizeof(uint64_t) * (size_t)nw);
+                nd++;
+            } else {
+                d[j].need |= gq->need;
+                for (w = 0; w < 4; w++)
+                    d[j].gate[w] |= gq->gate[w];
+                for (w = 0; w < nw; w++)
+                    d[j].tmask[w] |= gq->tmask[w];
             }
-            d[j].need |= pl->slot_need[s];
-            for (w = 0; w < 4; w++)
-                d[j].gate[w] |= sg[w];
-            h->didx[(size_t)s * (size_t)n + (size_t)i] = (unsigned short)j;
+            grow[q][i] = (unsigned short)j;
         }
         for (j = 0; j < nd; j++) {
-            bw_byteset_t ps;
-            const bw_byteset_t *pp = &S->present[i];
-            if (d[j].str.data != S->raw[i].data || d[j].str.len != S->raw[i].len) {
-                bw_byteset_of(d[j].str, &ps);
-                pp = &ps;
-            }
-            if (!scan_string(tx, pl, &d[j], pp, &hv[(size_t)j * (size_t)nw], h->didx, n, i, j))
+            uint64_t *v = &hv[(size_t)j * (size_t)nw], or = 0;
+            if (!scan_string(tx, pl, &d[j], v))
                 h->inexact = 1;
+            for (w = 0; w < nw; w++)
+                or |= v[w];
+            hit[j] = or != 0;
+            any |= hit[j];
+        }
+        /* most values hit nothing: they share one block of zeros */
+        if (!any) {
+            h->vec[i] = zero;
+            continue;
         }
         for (s = 0; s < ns; s++) {
-            j = h->didx[(size_t)s * (size_t)n + (size_t)i];
-            for (w = 0; w < nw; w++)
-                h->any[(size_t)s * (size_t)nw + (size_t)w] |= hv[(size_t)j * (size_t)nw + (size_t)w];
+            j = h->drow[s][i];
+            if (hit[j])
+                for (w = 0; w < nw; w++)
+                    h->any[(size_t)s * (size_t)nw + (size_t)w] |= hv[(size_t)j * (size_t)nw + (size_t)w];
         }
         h->vec[i] = apr_pmemdup(tx->pool, hv, sizeof(uint64_t) * (size_t)nw * (size_t)nd);
     }
