@@ -61,6 +61,9 @@ int bw_xss_detect(bw_str_t value, bw_xss_result_t *res);
  * value, the construct reported included. */
 int bw_xss_detect_full(bw_str_t value, bw_xss_result_t *res);
 int bw_xss_fast_clean(bw_str_t value);
+/* The bytes the fast path looks for (256 bits): a value with none of them
+ * is clean. */
+void bw_xss_fast_gate(uint64_t gate[4]);
 
 const char *bw_xss_context_name(int context);
 const char *bw_xss_reason_name(int reason);

@@ -73,11 +73,21 @@ typedef struct bw_op_run_s {
 #define BW_OP_SCAN_REGEX      0x100
 #define BW_OP_SCAN_PHRASES    0x200
 
+/* What gate() says of a compiled operator (see below). */
+#define BW_OP_GATE_NONE   0   /* nothing */
+#define BW_OP_GATE_NEEDS  1   /* no value without a byte of the gate matches */
+#define BW_OP_GATE_EXACT  2   /* and every value with one does */
+
 struct bw_op_def_s {
     const char *name;   /* without '@', spelt as in the reference manual */
     unsigned flags;
     int (*compile)(bw_op_t *op, const bw_op_cenv_t *env, char **err);  /* 0 / -1; may be NULL */
     int (*execute)(const bw_op_t *op, bw_op_run_t *run, bw_str_t value);
+    /* May be NULL. Fills gate (256 bits) with bytes at least one of which
+     * every value the compiled operator matches contains, and returns
+     * BW_OP_GATE_NEEDS or _EXACT; the engine then skips values (and whole
+     * variables) without such a byte. */
+    int (*gate)(const bw_op_t *op, uint64_t gate[4]);
 };
 
 /* Case-insensitive lookup by name without '@'; NULL when unknown. */

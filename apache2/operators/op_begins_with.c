@@ -22,5 +22,5 @@ static int begins_with_execute(const bw_op_t *op, bw_op_run_t *run, bw_str_t val
 }
 
 const bw_op_def_t bw_op_begins_with = {
-    "beginsWith", BW_OP_PARAM_REQUIRED | BW_OP_MACROS, NULL, begins_with_execute
+    "beginsWith", BW_OP_PARAM_REQUIRED | BW_OP_MACROS, NULL, begins_with_execute, NULL
 };

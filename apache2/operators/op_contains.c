@@ -21,5 +21,5 @@ static int contains_execute(const bw_op_t *op, bw_op_run_t *run, bw_str_t value)
 }
 
 const bw_op_def_t bw_op_contains = {
-    "contains", BW_OP_PARAM_REQUIRED | BW_OP_MACROS, NULL, contains_execute
+    "contains", BW_OP_PARAM_REQUIRED | BW_OP_MACROS, NULL, contains_execute, NULL
 };

@@ -23,5 +23,5 @@ static int ends_with_execute(const bw_op_t *op, bw_op_run_t *run, bw_str_t value
 }
 
 const bw_op_def_t bw_op_ends_with = {
-    "endsWith", BW_OP_PARAM_REQUIRED | BW_OP_MACROS, NULL, ends_with_execute
+    "endsWith", BW_OP_PARAM_REQUIRED | BW_OP_MACROS, NULL, ends_with_execute, NULL
 };

@@ -21,5 +21,5 @@ static int streq_execute(const bw_op_t *op, bw_op_run_t *run, bw_str_t value)
 }
 
 const bw_op_def_t bw_op_streq = {
-    "streq", BW_OP_PARAM_OPTIONAL | BW_OP_MACROS, NULL, streq_execute
+    "streq", BW_OP_PARAM_OPTIONAL | BW_OP_MACROS, NULL, streq_execute, NULL
 };

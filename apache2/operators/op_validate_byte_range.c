@@ -107,6 +107,18 @@ static int vbr_execute(const bw_op_t *op, bw_op_run_t *run, bw_str_t value)
     return 1;
 }
 
+/* A value matches exactly when it has a byte outside the set. */
+static int vbr_gate(const bw_op_t *op, uint64_t gate[4])
+{
+    const byte_range_t *r = op->data;
+    unsigned c;
+    memset(gate, 0, sizeof(uint64_t) * 4);
+    for (c = 0; c < 256; c++)
+        if (!r->allowed[c])
+            gate[c / 64] |= (uint64_t)1 << (c % 64);
+    return BW_OP_GATE_EXACT;
+}
+
 const bw_op_def_t bw_op_validate_byte_range = {
-    "validateByteRange", BW_OP_PARAM_REQUIRED, vbr_compile, vbr_execute
+    "validateByteRange", BW_OP_PARAM_REQUIRED, vbr_compile, vbr_execute, vbr_gate
 };

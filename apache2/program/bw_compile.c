@@ -246,6 +246,11 @@ void bw_program_link_scan(bw_program_t *prog)
         c->tscan = ts;
         if (any && !c->r->op_negated)
             c->flags |= BW_CR_SCAN;
+        /* an operator that needs a byte skips values without one (a
+         * negated one would match them); part of the scan */
+        if (!(prog->flags & BW_PROG_NO_SCAN) && c->r->kind == BW_RULE_SECRULE && !c->r->op_negated && !c->r->op_macro
+            && c->r->op.def && c->r->op.def->gate)
+            c->gate_kind = c->r->op.def->gate(&c->r->op, c->gate);
     }
     publish(cc);
 }

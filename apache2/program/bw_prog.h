@@ -96,6 +96,8 @@ struct bw_crule_s {
     unsigned flags;
     const int *tsrc;             /* per target: value source, or -1 (built on each use) */
     const bw_tscan_t *tscan;     /* per target: its bit in its source's plan */
+    int gate_kind;               /* the operator's byte gate (BW_OP_GATE_…), with the scan */
+    uint64_t gate[4];
 };
 
 /* A value source: a variable with a literal selector (or none) whose

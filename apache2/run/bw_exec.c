@@ -330,6 +330,8 @@ typedef struct {
     int is_last;
     int matched;
     int looked;          /* values the operator (or the scan's verdict) was tried on */
+    bw_src_state_t *S;   /* the source of the value being tried, or NULL */
+    int si;              /* its index there */
 } ev_t;
 
 /* Excluded from this rule by one of its own !targets or by a ctl: removal? */
@@ -344,6 +346,45 @@ static int excluded(bw_tx_t *tx, const ev_t *e, const bw_varval_t *v)
                 return 1;
     }
     return tx->removals->nelts && bw_tx_target_excluded(tx, r, v);
+}
+
+static int has_gate_byte(const uint64_t gate[4], const bw_byteset_t *ps)
+{
+    return ((gate[0] & ps->w[0]) | (gate[1] & ps->w[1]) | (gate[2] & ps->w[2])
+            | (gate[3] & ps->w[3])) != 0;
+}
+
+/* multiMatch on value i of source S: the operator on the value and on the
+ * string after each transformation that changed it, read from the source's
+ * node arrays (each computed once per phase, shared by every rule); a
+ * string without a byte of the operator's gate is not tried. */
+static int eval_multi_src(bw_tx_t *tx, ev_t *e, const bw_varval_t *v, bw_str_t *final,
+                          bw_op_run_t *run)
+{
+    const bw_crule_t *c = e->c;
+    bw_src_state_t *S = e->S;
+    int i = e->si, nn = 0, node, k, stack[32];
+    int *nodes = c->r->ntfns <= 32 ? stack : apr_palloc(tx->pool, sizeof(int) * (size_t)c->r->ntfns);
+    bw_str_t prev = S->raw[i];
+    *final = prev;
+    if ((!c->gate_kind || has_gate_byte(c->gate, &S->present[i]))
+        && run_op(tx, c->r, e->op, v, prev, run) == 1)
+        return 1;
+    for (node = c->node; node >= 0 && nn < c->r->ntfns; node = tx->prog->nodes[node].parent)
+        nodes[nn++] = node;
+    for (k = nn - 1; k >= 0; k--) {
+        bw_str_t cur = bw_src_tv(tx, S, nodes[k])[i];
+        if (cur.data == prev.data && cur.len == prev.len)
+            continue;
+        prev = cur;
+        if (c->gate_kind && !has_gate_byte(c->gate, &S->tps[nodes[k]][i]))
+            continue;
+        if (run_op(tx, c->r, e->op, v, cur, run) == 1) {
+            *final = cur;
+            return 1;
+        }
+    }
+    return 0;
 }
 
 /* One value: the operator on its transformed form (tval), unless the scan
@@ -364,7 +405,9 @@ static int try_value(bw_tx_t *tx, ev_t *e, const bw_varval_t *v, bw_str_t tval, 
         rc = 1;
     } else if (r->multi_match) {
         tx->stats.confirms += scanned;
-        rc = eval_value(tx, r, e->op, v, &tval, &run);
+        /* the node arrays are the scan's; without it, as a rule alone would */
+        rc = e->S && !(tx->prog->flags & BW_PROG_NO_SCAN) ? eval_multi_src(tx, e, v, &tval, &run)
+                                                          : eval_value(tx, r, e->op, v, &tval, &run);
     } else {
         tx->stats.confirms += scanned;
         rc = run_op(tx, r, e->op, v, tval, &run);
@@ -406,9 +449,28 @@ static int multi_values(bw_tx_t *tx, ev_t *e, const bw_target_t *t, const bw_tsc
             continue;
         if (t->selector_re && bw_regex_match(t->selector_re, S->vals[i].key, tx->md) <= 0)
             continue;
+        e->S = S;
+        e->si = i;
         if (try_value(tx, e, &S->vals[i], S->raw[i], 1, 0))
             return 1;
     }
+    return 0;
+}
+
+/* Does a byte of the link's operator gate occur in some value of S, as the
+ * link sees them (for multiMatch: after some prefix of its chain)? */
+static int gate_may_hit(bw_tx_t *tx, const bw_crule_t *c, bw_src_state_t *S)
+{
+    int node;
+    bw_src_bytes(tx, S);
+    bw_src_tv(tx, S, c->node);
+    if (!c->r->multi_match)
+        return has_gate_byte(c->gate, c->node < 0 ? &S->all : &S->tall[c->node]);
+    if (has_gate_byte(c->gate, &S->all))
+        return 1;
+    for (node = c->node; node >= 0; node = tx->prog->nodes[node].parent)
+        if (has_gate_byte(c->gate, &S->tall[node]))
+            return 1;
     return 0;
 }
 
@@ -421,6 +483,7 @@ static int source_values(bw_tx_t *tx, ev_t *e, const bw_target_t *t, int ti)
     const bw_tscan_t *ts = &c->tscan[ti];
     bw_src_state_t *S = bw_src_get(tx, c->tsrc[ti]);
     const bw_str_t *tv;
+    const bw_byteset_t *ps;
     int i;
     if ((c->flags & BW_CR_SCAN) && ts->bit >= 0) {
         const bw_hits_t *h = bw_src_scan(tx, S, c->tsrc[ti]);
@@ -442,10 +505,18 @@ static int source_values(bw_tx_t *tx, ev_t *e, const bw_target_t *t, int ti)
         }
         return 0;
     }
+    /* an operator gate: no value has one of its bytes, or this one has not */
+    if (c->gate_kind && !gate_may_hit(tx, c, S))
+        return 0;
+    ps = !c->gate_kind || c->r->multi_match ? NULL : c->node < 0 ? S->present : S->tps[c->node];
     tv = c->r->multi_match ? S->raw : bw_src_tv(tx, S, c->node);
     for (i = 0; i < S->n; i++) {
+        if (ps && !has_gate_byte(c->gate, &ps[i]))
+            continue;
         if (t->selector_re && bw_regex_match(t->selector_re, S->vals[i].key, tx->md) <= 0)
             continue;
+        e->S = S;
+        e->si = i;
         if (try_value(tx, e, &S->vals[i], tv[i], 0, 0))
             return 1;
     }
@@ -471,7 +542,8 @@ static void eval_targets(bw_tx_t *tx, ev_t *e)
 {
     const bw_crule_t *c = e->c;
     const bw_target_t *t = (const bw_target_t *)c->r->targets->elts;
-    int nt = c->r->targets->nelts, i, j, *start, scan_skip = (c->flags & BW_CR_SCAN) != 0;
+    int nt = c->r->targets->nelts, i, j, *start;
+    int scan_skip = (c->flags & BW_CR_SCAN) || c->gate_kind;
     bw_varval_t *vals;
     start = nt < 16 ? (int[17]){ 0 } : apr_palloc(tx->pool, sizeof(int) * (size_t)(nt + 1));
     collect_other(tx, c, start);
@@ -481,13 +553,14 @@ static void eval_targets(bw_tx_t *tx, ev_t *e)
         if (t[i].is_exclusion)
             continue;
         if (c->tsrc[i] >= 0) {
-            if (!(c->flags & BW_CR_SCAN) || c->tscan[i].bit < 0)
+            if ((!(c->flags & BW_CR_SCAN) || c->tscan[i].bit < 0) && !c->gate_kind)
                 scan_skip = 0;
             if (source_values(tx, e, &t[i], i))
                 break;
             continue;
         }
         scan_skip = 0;
+        e->S = NULL;
         for (j = start[i]; j < start[i + 1]; j++) {
             bw_str_t tv = c->r->multi_match ? vals[j].value
                                             : bw_tfn_apply_node(tx, c->node, vals[j].value);

@@ -72,7 +72,10 @@ typedef struct bw_src_state_s {
 /* Fresh source states for tx->prog (at creation, and when the program changes). */
 void bw_src_reset(bw_tx_t *tx);
 bw_src_state_t *bw_src_get(bw_tx_t *tx, int k);
-/* The values of S through chain node `node` (-1: as they are). */
+/* The bytes of S's raw values (present, all), computed once. */
+void bw_src_bytes(bw_tx_t *tx, bw_src_state_t *S);
+/* The values of S through chain node `node` (-1: as they are); with a node,
+ * its tps and tall too. */
 const bw_str_t *bw_src_tv(bw_tx_t *tx, bw_src_state_t *S, int node);
 /* The scan of source k by its plan (once per phase). */
 const bw_hits_t *bw_src_scan(bw_tx_t *tx, bw_src_state_t *S, int k);

@@ -55,6 +55,8 @@ bw_src_state_t *bw_src_get(bw_tx_t *tx, int k)
  * phase. */
 static void present_of(bw_tx_t *tx, bw_src_state_t *S)
 {
+    if (S->present)
+        return;
     int i, w;
     S->present = apr_palloc(tx->pool, sizeof(bw_byteset_t) * (size_t)(S->n + 1));
     memset(&S->all, 0, sizeof(S->all));
@@ -119,6 +121,11 @@ static void tv_node(bw_tx_t *tx, bw_src_state_t *S, int node)
     S->tall[node] = all;
 }
 
+void bw_src_bytes(bw_tx_t *tx, bw_src_state_t *S)
+{
+    present_of(tx, S);
+}
+
 const bw_str_t *bw_src_tv(bw_tx_t *tx, bw_src_state_t *S, int node)
 {
     if (node < 0)
@@ -130,8 +137,7 @@ const bw_str_t *bw_src_tv(bw_tx_t *tx, bw_src_state_t *S, int node)
         S->tall = apr_palloc(tx->pool, sizeof(bw_byteset_t) * nn);
     }
     if (!S->tv[node]) {
-        if (!S->present)
-            present_of(tx, S);
+        present_of(tx, S);
         tv_node(tx, S, node);
     }
     return S->tv[node];
@@ -234,8 +240,7 @@ const bw_hits_t *bw_src_scan(bw_tx_t *tx, bw_src_state_t *S, int k)
     tps = apr_palloc(tx->pool, sizeof(*tps) * (size_t)ns);
     for (s = 0; s < ns; s++) {
         tv[s] = bw_src_tv(tx, S, nodes[s]);
-        if (!S->present)
-            present_of(tx, S);
+        present_of(tx, S);
         tps[s] = nodes[s] < 0 ? S->present : S->tps[nodes[s]];
     }
     g = apr_palloc(tx->pool, sizeof(*g) * (size_t)(ns + 1));

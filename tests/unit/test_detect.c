@@ -543,6 +543,29 @@ START_TEST(test_xss_fast_edge)
 }
 END_TEST
 
+/* The gate the engine skips values by (@detectXSS's) is exactly the fast
+ * path's set of stop bytes: a byte is in it iff a value of plain letters
+ * holding that byte, short or long, anywhere, is not settled clean. */
+START_TEST(test_xss_fast_gate)
+{
+    uint64_t gate[4];
+    unsigned c;
+    bw_xss_fast_gate(gate);
+    for (c = 0; c < 256; c++) {
+        int in = (int)(gate[c / 64] >> (c % 64)) & 1;
+        char buf[24];
+        size_t len, at;
+        for (len = 1; len < sizeof(buf); len += 6)
+            for (at = 0; at < len; at++) {
+                memset(buf, 'a', len);
+                buf[at] = (char)c;
+                ck_assert_msg(bw_xss_fast_clean(bw_str_n(buf, len)) == !in,
+                              "byte 0x%02x at %zu of %zu: gate %d", c, at, len, in);
+            }
+    }
+}
+END_TEST
+
 START_TEST(test_fast_words)
 {
     ck_assert_int_eq(bw_sqli_fast_words_ok(), 1);
@@ -572,6 +595,7 @@ static Suite *detect_suite(void)
     tcase_add_loop_test(tc, test_sqli_fast_edge, 0, (int)NELEM(sqli_edge));
     tcase_add_loop_test(tc, test_xss_fast_edge, 0, (int)NELEM(xss_edge));
     tcase_add_test(tc, test_fast_words);
+    tcase_add_test(tc, test_xss_fast_gate);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -371,6 +371,44 @@ START_TEST(test_persistent_no_lost_update)
 }
 END_TEST
 
+/* Operator byte gates and multiMatch through the node arrays (the scan's)
+ * give what the plain program gives: values without a gate byte, with one
+ * only after a transformation, rules without transformations. */
+START_TEST(test_operator_gates)
+{
+    static const char *const rules =
+        "SecRuleEngine On\n"
+        "SecRule ARGS \"@validateByteRange 32-126\" \"id:10,phase:1,pass,nolog,setvar:tx.vbr=+1\"\n"
+        "SecRule ARGS \"@validateByteRange 32-126\" "
+        "\"id:11,phase:1,pass,nolog,t:urlDecodeUni,setvar:tx.vbr2=+1\"\n"
+        "SecRule ARGS|ARGS_NAMES \"@detectXSS\" \"id:12,phase:1,pass,nolog,setvar:tx.xss=+1\"\n"
+        "SecRule ARGS \"@validateByteRange 32-126\" "
+        "\"id:13,phase:1,pass,nolog,t:none,t:urlDecodeUni,t:lowercase,multiMatch,setvar:tx.mm=+1\"\n"
+        "SecRule ARGS \"@rx ^a\\x01\" \"id:14,phase:1,pass,nolog,t:urlDecodeUni,multiMatch,setvar:tx.mrx=+1\"\n";
+    int k;
+    for (k = 0; k < 2; k++) {
+        bw_config_t *cfg = bw_config_create(pool);
+        const char *path = rule_file(rules);
+        char *err = NULL;
+        bw_program_t *p;
+        bw_tx_t *tx;
+        bw_intervention_t iv;
+        ck_assert_ptr_null(bw_config_load_file(cfg, path));
+        unlink(path);
+        p = bw_program_build_ex(pool, NULL, cfg, k ? BW_PROG_NO_SCAN : 0, &err);
+        ck_assert_ptr_nonnull(p);
+        tx = request(p, "GET", "/x?a=plain&b=%01x&c=%3Cscript%3Ealert(1)%3C/script%3E&d=a%2501"
+                               "&e=%3Ca&f=A%2501", NULL);
+        ck_assert_int_eq(bw_tx_run_phase(tx, 1, &iv), 0);
+        ck_assert_str_eq(txvar(tx, "vbr"), "1");       /* b */
+        ck_assert_str_eq(txvar(tx, "vbr2"), "3");      /* b, d and f decoded */
+        ck_assert_str_eq(txvar(tx, "xss"), "1");       /* c */
+        ck_assert_str_eq(txvar(tx, "mm"), "3");        /* b as is, d and f after decoding */
+        ck_assert_str_eq(txvar(tx, "mrx"), "1");       /* d after decoding (f keeps its capital) */
+    }
+}
+END_TEST
+
 START_TEST(test_directive_table_complete)
 {
     int i;
@@ -399,6 +437,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_inheritance);
     tcase_add_test(tc, test_persistent_no_lost_update);
     tcase_add_test(tc, test_directive_table_complete);
+    tcase_add_test(tc, test_operator_gates);
     suite_add_tcase(s, tc);
     return s;
 }
