@@ -22,7 +22,22 @@
 typedef struct {
     pcre2_code *code;
     const char *msg_head;   /* Pattern match "<escaped regex>" at  */
+    int whole;              /* matches every value, all of it, no group */
 } rx_data_t;
+
+/* ".*" with or without the anchors: with PCRE2_DOTALL the dot takes every
+ * byte and with PCRE2_DOLLAR_ENDONLY '$' is the very end, so the match is
+ * always the whole value, found without PCRE2 (CRS captures every header
+ * name with "^.*$"). */
+static int matches_whole(const char *re, size_t len)
+{
+    static const char *const forms[] = { ".*", "^.*", ".*$", "^.*$" };
+    size_t i;
+    for (i = 0; i < sizeof(forms) / sizeof(forms[0]); i++)
+        if (len == strlen(forms[i]) && !memcmp(re, forms[i], len))
+            return 1;
+    return 0;
+}
 
 static int rx_compile(bw_op_t *op, const bw_op_cenv_t *env, char **err)
 {
@@ -32,6 +47,7 @@ static int rx_compile(bw_op_t *op, const bw_op_cenv_t *env, char **err)
     d->code = bw_op_regex_compile(op, env, "rx", err);
     if (d->code == NULL)
         return -1;
+    d->whole = matches_whole(op->param, op->param_len);
     /* The message never changes, so it is built here, not per match. */
     esc = bw_op_log_escape(env->pool, bw_str_n(op->param, op->param_len), 0);
     if (strlen(esc) > RX_MSG_MAX)
@@ -71,6 +87,15 @@ static int rx_execute(const bw_op_t *op, bw_op_run_t *run, bw_str_t value)
     }
     if (value.data == NULL)
         value = bw_str_n("", 0);
+    if (d->whole) {
+        if (run->capture) {
+            run->captures[0] = bw_str_n(bw_str_pdup(run->pool, value), value.len);
+            run->ncaptures = 1;
+        }
+        if (!run->no_msg)
+            run->msg = apr_pstrcat(run->pool, d->msg_head, run->var_name, ".", NULL);
+        return 1;
+    }
     rc = pcre2_match(d->code, (PCRE2_SPTR)value.data, value.len, 0, 0, run->md, run->mctx);
     if (rc == PCRE2_ERROR_NOMATCH)
         return 0;

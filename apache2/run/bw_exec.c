@@ -93,7 +93,8 @@ static int run_op(bw_tx_t *tx, const bw_rule_t *r, const bw_op_t *op, const bw_v
     run->md = tx->md;
     run->mctx = tx->mctx;
     run->ncaptures = -1;
-    run->no_msg = r->chain_head->log == 0;
+    /* only the last link's message is logged (perform_disruptive) */
+    run->no_msg = r->chain_head->log == 0 || r->chain_next != NULL;
     rc = op->def->execute(op, run, value);
     if (rc < 0) {
         bw_rule_t *h = r->chain_head;
