@@ -88,6 +88,11 @@ struct bw_op_def_s {
      * BW_OP_GATE_NEEDS or _EXACT; the engine then skips values (and whole
      * variables) without such a byte. */
     int (*gate)(const bw_op_t *op, uint64_t gate[4]);
+    /* May be NULL. For an operator that compares the value with a constant
+     * string: the regex (PCRE2 syntax, DOTALL/DOLLAR_ENDONLY as @rx) that
+     * matches exactly the values it matches, so a multi-pattern matcher can
+     * take it. */
+    const char *(*scan_regex)(const bw_op_t *op, apr_pool_t *pool);
 };
 
 /* Case-insensitive lookup by name without '@'; NULL when unknown. */
@@ -98,6 +103,10 @@ extern const bw_op_def_t *const bw_op_registry[];   /* NULL-terminated */
 /* Escape a value for a log message the way ModSecurity does: printable ASCII
  * as is, '"' and '\\' escaped, everything else as \xHH; cut at max bytes. */
 char *bw_op_log_escape(apr_pool_t *p, bw_str_t s, size_t max);
+/* The parameter as a regex of escaped bytes, between head ("^" or "") and
+ * tail ("\\z" or ""): the scan_regex of the string comparisons. */
+const char *bw_op_literal_regex(apr_pool_t *p, const bw_op_t *op, const char *head,
+                                const char *tail);
 /* Resolve a data-file path relative to the directory of the rule file. */
 const char *bw_op_data_path(apr_pool_t *p, const char *rule_file, const char *path);
 

@@ -21,6 +21,13 @@ static int begins_with_execute(const bw_op_t *op, bw_op_run_t *run, bw_str_t val
     return 1;
 }
 
+/* The values it matches, as a regex for the scan. */
+static const char *begins_with_scan_regex(const bw_op_t *op, apr_pool_t *pool)
+{
+    return bw_op_literal_regex(pool, op, "^", "");
+}
+
 const bw_op_def_t bw_op_begins_with = {
-    "beginsWith", BW_OP_PARAM_REQUIRED | BW_OP_MACROS, NULL, begins_with_execute, NULL
+    "beginsWith", BW_OP_PARAM_REQUIRED | BW_OP_MACROS, NULL, begins_with_execute, NULL,
+    begins_with_scan_regex
 };

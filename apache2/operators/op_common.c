@@ -161,3 +161,22 @@ int bw_op_atoi(bw_str_t s)
         return v > INT_MAX ? INT_MIN : (int)-v;
     return v > INT_MAX ? INT_MAX : (int)v;
 }
+
+const char *bw_op_literal_regex(apr_pool_t *p, const bw_op_t *op, const char *head,
+                                const char *tail)
+{
+    static const char hex[] = "0123456789abcdef";
+    size_t hl = strlen(head), tl = strlen(tail), i;
+    char *o = apr_palloc(p, hl + 4 * op->param_len + tl + 1), *q = o;
+    memcpy(q, head, hl);
+    q += hl;
+    for (i = 0; i < op->param_len; i++) {
+        unsigned char c = (unsigned char)op->param[i];
+        *q++ = '\\';
+        *q++ = 'x';
+        *q++ = hex[c >> 4];
+        *q++ = hex[c & 15];
+    }
+    memcpy(q, tail, tl + 1);
+    return o;
+}

@@ -20,6 +20,13 @@ static int contains_execute(const bw_op_t *op, bw_op_run_t *run, bw_str_t value)
     return 1;
 }
 
+/* The values it matches, as a regex for the scan. */
+static const char *contains_scan_regex(const bw_op_t *op, apr_pool_t *pool)
+{
+    return bw_op_literal_regex(pool, op, "", "");
+}
+
 const bw_op_def_t bw_op_contains = {
-    "contains", BW_OP_PARAM_REQUIRED | BW_OP_MACROS, NULL, contains_execute, NULL
+    "contains", BW_OP_PARAM_REQUIRED | BW_OP_MACROS, NULL, contains_execute, NULL,
+    contains_scan_regex
 };

@@ -47,5 +47,5 @@ static int contains_word_execute(const bw_op_t *op, bw_op_run_t *run, bw_str_t v
 }
 
 const bw_op_def_t bw_op_contains_word = {
-    "containsWord", BW_OP_PARAM_REQUIRED | BW_OP_MACROS, NULL, contains_word_execute, NULL
+    "containsWord", BW_OP_PARAM_REQUIRED | BW_OP_MACROS, NULL, contains_word_execute, NULL, NULL
 };

@@ -38,5 +38,5 @@ static int detect_sqli_execute(const bw_op_t *op, bw_op_run_t *run, bw_str_t val
 }
 
 const bw_op_def_t bw_op_detect_sqli = {
-    "detectSQLi", BW_OP_PARAM_NONE, NULL, detect_sqli_execute, NULL
+    "detectSQLi", BW_OP_PARAM_NONE, NULL, detect_sqli_execute, NULL, NULL
 };

@@ -45,5 +45,5 @@ static int detect_xss_gate(const bw_op_t *op, uint64_t gate[4])
 }
 
 const bw_op_def_t bw_op_detect_xss = {
-    "detectXSS", BW_OP_PARAM_NONE, NULL, detect_xss_execute, detect_xss_gate
+    "detectXSS", BW_OP_PARAM_NONE, NULL, detect_xss_execute, detect_xss_gate, NULL
 };

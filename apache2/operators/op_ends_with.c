@@ -22,6 +22,13 @@ static int ends_with_execute(const bw_op_t *op, bw_op_run_t *run, bw_str_t value
     return 1;
 }
 
+/* The values it matches, as a regex for the scan. */
+static const char *ends_with_scan_regex(const bw_op_t *op, apr_pool_t *pool)
+{
+    return bw_op_literal_regex(pool, op, "", "\\z");
+}
+
 const bw_op_def_t bw_op_ends_with = {
-    "endsWith", BW_OP_PARAM_REQUIRED | BW_OP_MACROS, NULL, ends_with_execute, NULL
+    "endsWith", BW_OP_PARAM_REQUIRED | BW_OP_MACROS, NULL, ends_with_execute, NULL,
+    ends_with_scan_regex
 };

@@ -23,5 +23,5 @@ static int fuzzy_execute(const bw_op_t *op, bw_op_run_t *run, bw_str_t value)
 }
 
 const bw_op_def_t bw_op_fuzzy_hash = {
-    "fuzzyHash", BW_OP_PARAM_REQUIRED, fuzzy_compile, fuzzy_execute, NULL
+    "fuzzyHash", BW_OP_PARAM_REQUIRED, fuzzy_compile, fuzzy_execute, NULL, NULL
 };

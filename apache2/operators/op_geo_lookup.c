@@ -19,5 +19,5 @@ static int geo_execute(const bw_op_t *op, bw_op_run_t *run, bw_str_t value)
 }
 
 const bw_op_def_t bw_op_geo_lookup = {
-    "geoLookup", BW_OP_PARAM_NONE, NULL, geo_execute, NULL
+    "geoLookup", BW_OP_PARAM_NONE, NULL, geo_execute, NULL, NULL
 };

@@ -25,5 +25,5 @@ static int inspect_execute(const bw_op_t *op, bw_op_run_t *run, bw_str_t value)
 }
 
 const bw_op_def_t bw_op_inspect_file = {
-    "inspectFile", BW_OP_PARAM_REQUIRED, inspect_compile, inspect_execute, NULL
+    "inspectFile", BW_OP_PARAM_REQUIRED, inspect_compile, inspect_execute, NULL, NULL
 };

@@ -72,5 +72,5 @@ static int ip_match_execute(const bw_op_t *op, bw_op_run_t *run, bw_str_t value)
 }
 
 const bw_op_def_t bw_op_ip_match = {
-    "ipMatch", BW_OP_PARAM_REQUIRED, ip_match_compile, ip_match_execute, NULL
+    "ipMatch", BW_OP_PARAM_REQUIRED, ip_match_compile, ip_match_execute, NULL, NULL
 };

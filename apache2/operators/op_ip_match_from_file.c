@@ -82,9 +82,9 @@ static int ipf_execute(const bw_op_t *op, bw_op_run_t *run, bw_str_t value)
 }
 
 const bw_op_def_t bw_op_ip_match_from_file = {
-    "ipMatchFromFile", BW_OP_PARAM_REQUIRED, ipf_compile, ipf_execute, NULL
+    "ipMatchFromFile", BW_OP_PARAM_REQUIRED, ipf_compile, ipf_execute, NULL, NULL
 };
 
 const bw_op_def_t bw_op_ip_match_f = {
-    "ipMatchF", BW_OP_PARAM_REQUIRED, ipf_compile, ipf_execute, NULL
+    "ipMatchF", BW_OP_PARAM_REQUIRED, ipf_compile, ipf_execute, NULL, NULL
 };

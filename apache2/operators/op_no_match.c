@@ -15,5 +15,5 @@ static int nm_execute(const bw_op_t *op, bw_op_run_t *run, bw_str_t value)
 }
 
 const bw_op_def_t bw_op_no_match = {
-    "noMatch", BW_OP_PARAM_NONE, NULL, nm_execute, NULL
+    "noMatch", BW_OP_PARAM_NONE, NULL, nm_execute, NULL, NULL
 };

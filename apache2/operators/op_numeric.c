@@ -77,9 +77,9 @@ static int le_execute(const bw_op_t *op, bw_op_run_t *run, bw_str_t v)
 }
 
 #define NUM_FLAGS (BW_OP_PARAM_REQUIRED | BW_OP_MACROS)
-const bw_op_def_t bw_op_eq = { "eq", NUM_FLAGS, num_compile, eq_execute };
-const bw_op_def_t bw_op_ne = { "ne", NUM_FLAGS, num_compile, ne_execute };
-const bw_op_def_t bw_op_gt = { "gt", NUM_FLAGS, num_compile, gt_execute };
-const bw_op_def_t bw_op_ge = { "ge", NUM_FLAGS, num_compile, ge_execute };
-const bw_op_def_t bw_op_lt = { "lt", NUM_FLAGS, num_compile, lt_execute };
-const bw_op_def_t bw_op_le = { "le", NUM_FLAGS, num_compile, le_execute };
+const bw_op_def_t bw_op_eq = { "eq", NUM_FLAGS, num_compile, eq_execute, NULL, NULL };
+const bw_op_def_t bw_op_ne = { "ne", NUM_FLAGS, num_compile, ne_execute, NULL, NULL };
+const bw_op_def_t bw_op_gt = { "gt", NUM_FLAGS, num_compile, gt_execute, NULL, NULL };
+const bw_op_def_t bw_op_ge = { "ge", NUM_FLAGS, num_compile, ge_execute, NULL, NULL };
+const bw_op_def_t bw_op_lt = { "lt", NUM_FLAGS, num_compile, lt_execute, NULL, NULL };
+const bw_op_def_t bw_op_le = { "le", NUM_FLAGS, num_compile, le_execute, NULL, NULL };

@@ -112,5 +112,5 @@ int bw_op_pm_execute(const bw_op_t *op, bw_op_run_t *run, bw_str_t value)
 }
 
 const bw_op_def_t bw_op_pm = {
-    "pm", BW_OP_PARAM_REQUIRED | BW_OP_MACROS | BW_OP_SCAN_PHRASES, pm_compile, bw_op_pm_execute, NULL
+    "pm", BW_OP_PARAM_REQUIRED | BW_OP_MACROS | BW_OP_SCAN_PHRASES, pm_compile, bw_op_pm_execute, NULL, NULL
 };

@@ -75,9 +75,9 @@ static int pmf_compile(bw_op_t *op, const bw_op_cenv_t *env, char **err)
 }
 
 const bw_op_def_t bw_op_pm_from_file = {
-    "pmFromFile", BW_OP_PARAM_REQUIRED | BW_OP_SCAN_PHRASES, pmf_compile, bw_op_pm_execute, NULL
+    "pmFromFile", BW_OP_PARAM_REQUIRED | BW_OP_SCAN_PHRASES, pmf_compile, bw_op_pm_execute, NULL, NULL
 };
 
 const bw_op_def_t bw_op_pmf = {
-    "pmf", BW_OP_PARAM_REQUIRED | BW_OP_SCAN_PHRASES, pmf_compile, bw_op_pm_execute, NULL
+    "pmf", BW_OP_PARAM_REQUIRED | BW_OP_SCAN_PHRASES, pmf_compile, bw_op_pm_execute, NULL, NULL
 };

@@ -75,5 +75,5 @@ static int rbl_execute(const bw_op_t *op, bw_op_run_t *run, bw_str_t value)
 }
 
 const bw_op_def_t bw_op_rbl = {
-    "rbl", BW_OP_PARAM_REQUIRED, rbl_compile, rbl_execute, NULL
+    "rbl", BW_OP_PARAM_REQUIRED, rbl_compile, rbl_execute, NULL, NULL
 };

@@ -109,5 +109,5 @@ static int rx_execute(const bw_op_t *op, bw_op_run_t *run, bw_str_t value)
 }
 
 const bw_op_def_t bw_op_rx = {
-    "rx", BW_OP_PARAM_OPTIONAL | BW_OP_MACROS | BW_OP_SCAN_REGEX, rx_compile, rx_execute, NULL
+    "rx", BW_OP_PARAM_OPTIONAL | BW_OP_MACROS | BW_OP_SCAN_REGEX, rx_compile, rx_execute, NULL, NULL
 };

@@ -20,6 +20,13 @@ static int streq_execute(const bw_op_t *op, bw_op_run_t *run, bw_str_t value)
     return 1;
 }
 
+/* The values it matches, as a regex for the scan. */
+static const char *streq_scan_regex(const bw_op_t *op, apr_pool_t *pool)
+{
+    return bw_op_literal_regex(pool, op, "^", "\\z");
+}
+
 const bw_op_def_t bw_op_streq = {
-    "streq", BW_OP_PARAM_OPTIONAL | BW_OP_MACROS, NULL, streq_execute, NULL
+    "streq", BW_OP_PARAM_OPTIONAL | BW_OP_MACROS, NULL, streq_execute, NULL,
+    streq_scan_regex
 };

@@ -55,5 +55,5 @@ static int strmatch_execute(const bw_op_t *op, bw_op_run_t *run, bw_str_t value)
 }
 
 const bw_op_def_t bw_op_strmatch = {
-    "strmatch", BW_OP_PARAM_REQUIRED | BW_OP_MACROS, strmatch_compile, strmatch_execute, NULL
+    "strmatch", BW_OP_PARAM_REQUIRED | BW_OP_MACROS, strmatch_compile, strmatch_execute, NULL, NULL
 };

@@ -19,5 +19,5 @@ static int um_execute(const bw_op_t *op, bw_op_run_t *run, bw_str_t value)
 }
 
 const bw_op_def_t bw_op_unconditional_match = {
-    "unconditionalMatch", BW_OP_PARAM_NONE, NULL, um_execute, NULL
+    "unconditionalMatch", BW_OP_PARAM_NONE, NULL, um_execute, NULL, NULL
 };

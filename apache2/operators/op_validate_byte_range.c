@@ -120,5 +120,5 @@ static int vbr_gate(const bw_op_t *op, uint64_t gate[4])
 }
 
 const bw_op_def_t bw_op_validate_byte_range = {
-    "validateByteRange", BW_OP_PARAM_REQUIRED, vbr_compile, vbr_execute, vbr_gate
+    "validateByteRange", BW_OP_PARAM_REQUIRED, vbr_compile, vbr_execute, vbr_gate, NULL
 };

@@ -47,5 +47,5 @@ static int vue_execute(const bw_op_t *op, bw_op_run_t *run, bw_str_t value)
 }
 
 const bw_op_def_t bw_op_validate_url_encoding = {
-    "validateUrlEncoding", BW_OP_PARAM_NONE, NULL, vue_execute, NULL
+    "validateUrlEncoding", BW_OP_PARAM_NONE, NULL, vue_execute, NULL, NULL
 };

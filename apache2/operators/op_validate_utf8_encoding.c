@@ -84,5 +84,5 @@ static int vu8_execute(const bw_op_t *op, bw_op_run_t *run, bw_str_t value)
 }
 
 const bw_op_def_t bw_op_validate_utf8_encoding = {
-    "validateUtf8Encoding", BW_OP_PARAM_NONE, NULL, vu8_execute, NULL
+    "validateUtf8Encoding", BW_OP_PARAM_NONE, NULL, vu8_execute, NULL, NULL
 };

@@ -46,5 +46,5 @@ static int vcc_execute(const bw_op_t *op, bw_op_run_t *run, bw_str_t value)
 }
 
 const bw_op_def_t bw_op_verify_cc = {
-    "verifyCC", BW_OP_PARAM_REQUIRED, vcc_compile, vcc_execute, NULL
+    "verifyCC", BW_OP_PARAM_REQUIRED, vcc_compile, vcc_execute, NULL, NULL
 };

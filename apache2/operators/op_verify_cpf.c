@@ -53,5 +53,5 @@ static int vcpf_execute(const bw_op_t *op, bw_op_run_t *run, bw_str_t value)
 }
 
 const bw_op_def_t bw_op_verify_cpf = {
-    "verifyCPF", BW_OP_PARAM_REQUIRED, vcpf_compile, vcpf_execute, NULL
+    "verifyCPF", BW_OP_PARAM_REQUIRED, vcpf_compile, vcpf_execute, NULL, NULL
 };

@@ -37,5 +37,5 @@ static int vssn_execute(const bw_op_t *op, bw_op_run_t *run, bw_str_t value)
 }
 
 const bw_op_def_t bw_op_verify_ssn = {
-    "verifySSN", BW_OP_PARAM_REQUIRED, vssn_compile, vssn_execute, NULL
+    "verifySSN", BW_OP_PARAM_REQUIRED, vssn_compile, vssn_execute, NULL, NULL
 };

@@ -24,5 +24,5 @@ static int within_execute(const bw_op_t *op, bw_op_run_t *run, bw_str_t value)
 }
 
 const bw_op_def_t bw_op_within = {
-    "within", BW_OP_PARAM_REQUIRED | BW_OP_MACROS, NULL, within_execute, NULL
+    "within", BW_OP_PARAM_REQUIRED | BW_OP_MACROS, NULL, within_execute, NULL, NULL
 };

@@ -3,7 +3,9 @@
  * value of that source is scanned once for all of them.
  *
  * For each value source (a variable and literal selector, bw_compile.c),
- * the pattern rules (@rx, and the phrase operators @pm, @pmFromFile, @pmf)
+ * the pattern rules (@rx, the phrase operators @pm, @pmFromFile, @pmf, and
+ * the string comparisons @contains, @beginsWith, @endsWith, @streq as the
+ * regexes they amount to)
  * a program can still run once folded (bw_fold.c) and that target the
  * source form the source's plan; sources with the same rules share one
  * (ARGS, ARGS_NAMES, REQUEST_COOKIES… in CRS). In a plan each rule is one
@@ -71,7 +73,8 @@ typedef struct {
 static void key_of(const bw_rule_t *r, int n, scan_key_t *k)
 {
     memset(k, 0, sizeof(*k));
-    k->op_data = r->op.data;
+    /* a string comparison has no compiled form: its parameter is as shared */
+    k->op_data = r->op.data ? r->op.data : (const void *)r->op.param;
     k->tfns = r->tfns;
     k->ntfns = n;
 }
@@ -79,9 +82,19 @@ static void key_of(const bw_rule_t *r, int n, scan_key_t *k)
 int bw_scannable(const bw_rule_t *r)
 {
     unsigned f = r->op.def ? r->op.def->flags : 0;
-    if (r->kind != BW_RULE_SECRULE || r->op_macro || !r->op.data)
+    if (r->kind != BW_RULE_SECRULE || r->op_macro)
         return 0;
-    return (f & (BW_OP_SCAN_REGEX | BW_OP_SCAN_PHRASES)) != 0;
+    if (r->op.def && r->op.def->scan_regex)
+        return 1;
+    return r->op.data && (f & (BW_OP_SCAN_REGEX | BW_OP_SCAN_PHRASES)) != 0;
+}
+
+/* The regex a matcher takes for r: @rx's own, or a string comparison's. */
+static const char *regex_of(apr_pool_t *p, const bw_rule_t *r, size_t *len)
+{
+    const char *re = r->op.def->scan_regex ? r->op.def->scan_regex(&r->op, p) : r->op.param;
+    *len = r->op.def->scan_regex ? strlen(re) : r->op.param_len;
+    return re;
 }
 
 static int member(const bw_plan_t *pl, const bw_rule_t *r, int n, int *bit, int *slot)
@@ -161,31 +174,29 @@ static void add_pattern(apr_pool_t *p, bw_plan_t *pl, const bw_rule_t *r, int bi
     uint64_t gate[4];
     unsigned weight = 0;
     int nocase = 0;
+    size_t len;
+    const char *re;
     placed_t *pc;
     if (r->op.def->flags & BW_OP_SCAN_PHRASES) {
         bw_matcher_add_phrases_as(matcher(p, pl, BW_PM_LITS, bit, slot),
                                   (const bw_ac_t *)r->op.data, bit);
         return;
     }
-    if (bw_prefilter_gate(p, r->op.param, r->op.param_len, 0, gate, &weight)
-        && weight <= GATE_MAX_WEIGHT) {
-        bw_matcher_add_regex_as(matcher(p, pl, BW_PM_GATED, bit, slot), r->op.param,
-                                r->op.param_len, bit);
+    re = regex_of(p, r, &len);
+    if (bw_prefilter_gate(p, re, len, 0, gate, &weight) && weight <= GATE_MAX_WEIGHT) {
+        bw_matcher_add_regex_as(matcher(p, pl, BW_PM_GATED, bit, slot), re, len, bit);
         pc = &APR_ARRAY_IDX(pl->placed, pl->placed->nelts - 1, placed_t);
         memcpy(pc->gate, gate, sizeof(gate));
         return;
     }
-    if (bw_prefilter_trigger(p, r->op.param, r->op.param_len, &lits, &nocase, &weight)
-        && weight <= TRIGGER_MAX_WEIGHT) {
-        bw_matcher_add_regex_as(matcher(p, pl, BW_PM_TRIGGERED, bit, slot), r->op.param,
-                                r->op.param_len, bit);
+    if (bw_prefilter_trigger(p, re, len, &lits, &nocase, &weight) && weight <= TRIGGER_MAX_WEIGHT) {
+        bw_matcher_add_regex_as(matcher(p, pl, BW_PM_TRIGGERED, bit, slot), re, len, bit);
         pc = &APR_ARRAY_IDX(pl->placed, pl->placed->nelts - 1, placed_t);
         pc->lits = lits;
         pc->nocase = nocase;
         return;
     }
-    bw_matcher_add_regex_as(matcher(p, pl, BW_PM_OPEN, bit, slot), r->op.param, r->op.param_len,
-                            bit);
+    bw_matcher_add_regex_as(matcher(p, pl, BW_PM_OPEN, bit, slot), re, len, bit);
 }
 
 /* A bit for r's operator over the first n transformations of its chain,

@@ -534,6 +534,52 @@ START_TEST(test_pm_runtime_empty)
 END_TEST
 
 /* @strmatch (Boyer-Moore-Horspool) against memmem on random data. */
+/* The string comparisons' scan_regex (what the multi-pattern matcher takes
+ * instead of the operator) matches exactly the values the operator does,
+ * compiled as @rx compiles: parameters and values with regex
+ * metacharacters, NUL, newlines and high bytes. */
+START_TEST(test_scan_regex_equivalence)
+{
+    static const char *const ops[] = { "contains", "beginsWith", "endsWith", "streq" };
+    static const bw_str_t params[] = {
+        { "GET", 3 }, { "a.b*c", 5 }, { "x\n", 3 }, { "\x00z", 5 }, { "$^", 2 },
+        { "\xff\n", 6 }, { "a", 1 },
+    };
+    static const bw_str_t inputs[] = {
+        { "", 0 }, { "GET", 3 }, { "xGETx", 5 }, { "GET\n", 4 }, { "a.b*c", 5 }, { "aXb*c", 5 },
+        { "x\n", 3 }, { "x\n\n", 4 }, { "\x00z", 5 }, { "q\x00zq", 7 }, { "$^", 2 }, { "a$^", 3 },
+        { "\xff\n", 6 }, { "a", 1 }, { "ba", 2 }, { "ab", 2 }, { "A", 1 },
+    };
+    size_t o, pi, ii;
+    for (o = 0; o < sizeof(ops) / sizeof(ops[0]); o++)
+        for (pi = 0; pi < sizeof(params) / sizeof(params[0]); pi++) {
+            fixture_t fx;
+            char *err = NULL;
+            const char *re;
+            pcre2_code *code;
+            int ec;
+            PCRE2_SIZE eo;
+            bw_str_t param = unescape(params[pi].data);
+            fixture_init(&fx, 4);
+            ck_assert_int_eq(fixture_compile(&fx, ops[o], param, &err), 0);
+            ck_assert_ptr_nonnull(fx.op.def->scan_regex);
+            re = fx.op.def->scan_regex(&fx.op, fx.pool);
+            code = pcre2_compile((PCRE2_SPTR)re, PCRE2_ZERO_TERMINATED,
+                                 PCRE2_DOTALL | PCRE2_DOLLAR_ENDONLY, &ec, &eo, NULL);
+            ck_assert_msg(code != NULL, "@%s %s: regex %s does not compile", ops[o], params[pi].data, re);
+            for (ii = 0; ii < sizeof(inputs) / sizeof(inputs[0]); ii++) {
+                bw_str_t in = unescape(inputs[ii].data);
+                int grew, want = fixture_exec(&fx, in, &grew);
+                int got = pcre2_match(code, (PCRE2_SPTR)in.data, in.len, 0, 0, fx.md, NULL) >= 0;
+                ck_assert_msg(want == got, "@%s \"%s\" on \"%s\": operator %d, regex %s %d",
+                              ops[o], params[pi].data, inputs[ii].data, want, re, got);
+            }
+            pcre2_code_free(code);
+            fixture_done(&fx);
+        }
+}
+END_TEST
+
 START_TEST(test_strmatch_differential)
 {
     unsigned seed = 12345;
@@ -586,6 +632,7 @@ static Suite *op_suite(void)
     tcase_add_test(tc2, test_runtime_compile);
     tcase_add_test(tc2, test_pm_runtime_empty);
     tcase_add_test(tc2, test_strmatch_differential);
+    tcase_add_test(tc2, test_scan_regex_equivalence);
     tcase_set_timeout(tc2, 60);
     suite_add_tcase(s, tc2);
     return s;
