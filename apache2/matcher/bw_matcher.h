@@ -54,6 +54,11 @@ int bw_matcher_add_literal_as(bw_matcher_t *m, bw_str_t lit, int nocase, int bit
  * in the always set (the operator runs), and a warning goes to *warning
  * (NULL when all is well). */
 void bw_matcher_compile(bw_matcher_t *m, const char *cache_dir, const char **warning);
+/* Remove the databases of cache_dir that no start-up has used for
+ * max_age (a database read from the cache counts as used), and temporary
+ * files left by a writer that died. At most once an hour per directory
+ * and process. */
+void bw_matcher_cache_prune(apr_pool_t *pool, const char *cache_dir, apr_interval_time_t max_age);
 
 int bw_matcher_bits(const bw_matcher_t *m);
 int bw_matcher_words(const bw_matcher_t *m);      /* uint64_t words per bit vector */

@@ -1,9 +1,13 @@
 /*
  * The part of the matcher both implementations share: collecting patterns
- * as bits, the exact and always sets, scanning a value into a bit vector.
+ * as bits, the exact and always sets, scanning a value into a bit vector;
+ * pruning the cache directory the Vectorscan matcher writes.
  */
 #include <string.h>
+#include <pthread.h>
 #include <apr_time.h>
+#include <apr_file_io.h>
+#include <apr_hash.h>
 #include "matcher/matcher_int.h"
 
 bw_matcher_t *bw_matcher_create(apr_pool_t *pool)
@@ -128,4 +132,50 @@ int bw_matcher_scan(const bw_matcher_t *m, bw_str_t value, uint64_t *hits)
 void bw_matcher_info(const bw_matcher_t *m, bw_matcher_info_t *info)
 {
     *info = m->info;
+}
+
+/* ---- the cache directory ---------------------------------------------------- */
+
+static pthread_mutex_t prune_lock = PTHREAD_MUTEX_INITIALIZER;
+static apr_hash_t *pruned;      /* directory -> when this process last pruned it */
+static apr_pool_t *pruned_pool;
+
+void bw_matcher_cache_prune(apr_pool_t *pool, const char *cache_dir, apr_interval_time_t max_age)
+{
+    apr_dir_t *d;
+    apr_finfo_t fi;
+    apr_time_t now = apr_time_now(), *last;
+    int due = 0;
+    if (!cache_dir || !*cache_dir)
+        return;
+    /* every program built calls this; a directory is read once an hour */
+    pthread_mutex_lock(&prune_lock);
+    if (!pruned && apr_pool_create_unmanaged_ex(&pruned_pool, NULL, NULL) == APR_SUCCESS)
+        pruned = apr_hash_make(pruned_pool);
+    if (pruned) {
+        last = apr_hash_get(pruned, cache_dir, APR_HASH_KEY_STRING);
+        if (!last) {
+            last = apr_pcalloc(pruned_pool, sizeof(*last));
+            apr_hash_set(pruned, apr_pstrdup(pruned_pool, cache_dir), APR_HASH_KEY_STRING, last);
+            due = 1;
+        } else {
+            due = now - *last > apr_time_from_sec(3600);
+        }
+        if (due)
+            *last = now;
+    }
+    pthread_mutex_unlock(&prune_lock);
+    if (!due || apr_dir_open(&d, cache_dir, pool) != APR_SUCCESS)
+        return;
+    while (apr_dir_read(&fi, APR_FINFO_NAME | APR_FINFO_MTIME | APR_FINFO_TYPE, d) == APR_SUCCESS) {
+        size_t n = fi.name ? strlen(fi.name) : 0;
+        int db = n > 13 && !strncmp(fi.name, "bulwark-", 8) && !strcmp(fi.name + n - 5, ".hsdb");
+        int tmp = n > 12 && !strncmp(fi.name, "bulwark-", 8) && !strcmp(fi.name + n - 4, ".tmp");
+        if (fi.filetype != APR_REG || !(db || tmp))
+            continue;
+        /* a temporary file older than an hour belongs to no live writer */
+        if (now - fi.mtime > (db ? max_age : apr_time_from_sec(3600)))
+            apr_file_remove(apr_pstrcat(pool, cache_dir, "/", fi.name, NULL), pool);
+    }
+    apr_dir_close(d);
 }

@@ -387,6 +387,8 @@ void bw_mx_compile(bw_matcher_t *m, const char *cache_dir, const char **warning)
     }
     if (path && cache_load(m, path, key, mode, &im->db)) {
         m->info.from_cache = 1;
+        /* used: bw_matcher_cache_prune keeps it */
+        apr_file_mtime_set(path, apr_time_now(), m->pool);
     } else {
         for (i = 0; i < m->pats->nelts; i++)
             mode[i] = (unsigned char)(pats[i].kind == MX_PHRASE ? MX_EXACT : classify_regex(&pats[i]));

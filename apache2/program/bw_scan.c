@@ -47,6 +47,8 @@
 /* The same for a trigger's literal set: heavier, the regex goes to the open
  * matcher. */
 #define TRIGGER_MAX_WEIGHT 200
+/* A cached database no start-up has read for this long is removed. */
+#define CACHE_MAX_AGE apr_time_from_sec(14 * 24 * 3600)
 
 /* Where a bit went: matcher k; for a gated regex its gate, for a
  * triggered one its literals. */
@@ -296,7 +298,9 @@ static void plan_compile(apr_pool_t *p, bw_plan_t *pl, const char *dir, apr_arra
 /* Where compiled databases are kept across restarts: SecScanCacheDir, else
  * a folder in SecDataDir (a mod_security2 configuration has one, and the
  * server can write there), else nowhere ("Off"). Made when missing, for
- * the server's user only: a database read back is trusted. */
+ * the server's user only: a database read back is trusted. Databases no
+ * start-up has used for CACHE_MAX_AGE are removed (a rule set edited many
+ * times leaves one set of files per version). */
 static const char *cache_dir(bw_program_t *prog)
 {
     const bw_settings_t *s = &prog->settings;
@@ -409,4 +413,5 @@ void bw_scan_build(bw_program_t *prog, apr_array_header_t *warnings)
         if (!pl->exact)
             plan_compile(prog->pool, pl, dir, warnings);
     }
+    bw_matcher_cache_prune(prog->pool, dir, CACHE_MAX_AGE);
 }

@@ -12,6 +12,7 @@
 #include <apr_general.h>
 #include <apr_file_io.h>
 #include "run/bw_run.h"
+#include "matcher/bw_matcher.h"
 
 static apr_pool_t *pool;
 
@@ -409,6 +410,42 @@ START_TEST(test_operator_gates)
 }
 END_TEST
 
+/* The scan cache keeps what start-ups used and drops the rest: databases
+ * older than the limit, temporary files older than an hour; nothing else. */
+START_TEST(test_scan_cache_prune)
+{
+    static const char *const names[] = {
+        "bulwark-old.hsdb", "bulwark-new.hsdb", "bulwark-x.hsdb.99.tmp", "bulwark-y.hsdb.98.tmp",
+        "other.hsdb", "bulwark-notes.txt",
+    };
+    static const int age_days[] = { 20, 1, 1, 0, 20, 20 };
+    static const int kept[] = { 0, 1, 0, 1, 1, 1 };
+    char *dir = apr_pstrdup(pool, "/tmp/bw_cache_XXXXXX");
+    size_t i;
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        const char *path = apr_pstrcat(pool, dir, "/", names[i], NULL);
+        apr_file_t *f;
+        ck_assert_int_eq(apr_file_open(&f, path, APR_WRITE | APR_CREATE, APR_FPROT_OS_DEFAULT, pool),
+                         APR_SUCCESS);
+        apr_file_close(f);
+        /* the temporary file of a live writer is minutes old */
+        apr_file_mtime_set(path, apr_time_now() - (age_days[i] ? apr_time_from_sec(age_days[i] * 86400)
+                                                               : apr_time_from_sec(60)), pool);
+    }
+    bw_matcher_cache_prune(pool, dir, apr_time_from_sec(14 * 86400));
+    for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        apr_finfo_t fi;
+        int there = apr_stat(&fi, apr_pstrcat(pool, dir, "/", names[i], NULL), APR_FINFO_TYPE, pool)
+                    == APR_SUCCESS;
+        ck_assert_msg(there == kept[i], "%s: %s", names[i], there ? "kept" : "removed");
+        if (there)
+            apr_file_remove(apr_pstrcat(pool, dir, "/", names[i], NULL), pool);
+    }
+    rmdir(dir);
+}
+END_TEST
+
 START_TEST(test_directive_table_complete)
 {
     int i;
@@ -438,6 +475,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_persistent_no_lost_update);
     tcase_add_test(tc, test_directive_table_complete);
     tcase_add_test(tc, test_operator_gates);
+    tcase_add_test(tc, test_scan_cache_prune);
     suite_add_tcase(s, tc);
     return s;
 }
