@@ -3,15 +3,20 @@
  * It is written to a temp file in the current directory and loaded the way
  * the CLI loads one (bw_config_load_file: comments, '\' continuations, every
  * directive through bw_config_directive); when it loads without error the
- * program is built (bw_program_build: merge, rule compilation, prefilter),
- * then built again as the parent of an empty child context, as a
- * <Location> over the server would be. Checks, beyond ASan/UBSan/LSan: a
- * load error is a non-empty message; a clean load gives a program, or a
- * build error message, never neither.
+ * program is built (merge, rule compilation, folding), then built again as
+ * the parent of an empty child context, as a <Location> over the server
+ * would be. Inputs of at most SCAN_MAX bytes are built with the scan too
+ * (plans, byte gates, literal triggers, the multi-pattern databases);
+ * larger ones without it: compiling the databases of a whole CRS file takes
+ * seconds, which libFuzzer reports as a timeout, and those seeds are there
+ * for the parser. Checks, beyond ASan/UBSan/LSan: a load error is a
+ * non-empty message; a clean load gives a program, or a build error
+ * message, never neither.
  *
  * Inputs that name a file or directory are skipped (Include, which walks
- * directories, and /dev, /proc, /sys, /run, where opening can block): the
- * fuzzer must not roam the file system. Relative file names
+ * directories, /dev, /proc, /sys, /run, where opening can block, and
+ * SecDataDir / SecScanCacheDir, where the scan would write): the fuzzer
+ * must not roam the file system. Relative file names
  * (@pmFromFile x.data) resolve in the current directory, where the runner
  * (tests/fuzz/run) puts CRS's .data files for its CRS seeds.
  *
@@ -29,6 +34,9 @@
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* Largest input built with the scan (a few rules). */
+#define SCAN_MAX 2048
 
 static apr_pool_t *root;
 static char path[] = "./bw-fuzz-rules-XXXXXX";
@@ -68,7 +76,9 @@ static int contains(const uint8_t *d, size_t n, const char *needle)
 
 static int reaches_file_system(const uint8_t *d, size_t n)
 {
-    static const char *const words[] = { "include", "/dev/", "/proc/", "/sys/", "/run/", NULL };
+    /* a data or cache directory would have the scan write its databases there */
+    static const char *const words[] = { "include", "/dev/", "/proc/", "/sys/", "/run/", "datadir",
+                                         "scancachedir", NULL };
     int i;
     for (i = 0; words[i]; i++)
         if (contains(d, n, words[i]))
@@ -90,10 +100,10 @@ static int write_input(const uint8_t *data, size_t size)
     return 0;
 }
 
-static void build(apr_pool_t *p, bw_config_t *cfg)
+static void build(apr_pool_t *p, bw_config_t *cfg, unsigned flags)
 {
     char *err = NULL;
-    const bw_program_t *prog = bw_program_build(p, NULL, cfg, &err);
+    const bw_program_t *prog = bw_program_build_ex(p, NULL, cfg, flags, &err);
     bw_config_t *child;
     if (!prog) {
         if (!err || !*err)
@@ -102,7 +112,7 @@ static void build(apr_pool_t *p, bw_config_t *cfg)
     }
     child = bw_config_create(p);
     err = NULL;
-    if (!bw_program_build(p, prog, child, &err) && (!err || !*err))
+    if (!bw_program_build_ex(p, prog, child, flags, &err) && (!err || !*err))
         abort();
 }
 
@@ -121,7 +131,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (!*err)
             abort();    /* an error must say what */
     } else {
-        build(p, cfg);
+        build(p, cfg, size <= SCAN_MAX ? 0 : BW_PROG_NO_SCAN);
     }
     apr_pool_destroy(p);
     return 0;
