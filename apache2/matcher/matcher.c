@@ -137,33 +137,43 @@ void bw_matcher_info(const bw_matcher_t *m, bw_matcher_info_t *info)
 /* ---- the cache directory ---------------------------------------------------- */
 
 static pthread_mutex_t prune_lock = PTHREAD_MUTEX_INITIALIZER;
-static apr_hash_t *pruned;      /* directory -> when this process last pruned it */
-static apr_pool_t *pruned_pool;
+/* directories this process pruned and when: a fixed table, no allocation that
+ * outlives the call (a process has one or two cache directories) */
+#define PRUNED_DIRS 16
+static struct { uint64_t key; apr_time_t last; } pruned[PRUNED_DIRS];
+
+static uint64_t dir_key(const char *s)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    return h | 1;                               /* 0 marks a free entry */
+}
 
 void bw_matcher_cache_prune(apr_pool_t *pool, const char *cache_dir, apr_interval_time_t max_age)
 {
     apr_dir_t *d;
     apr_finfo_t fi;
-    apr_time_t now = apr_time_now(), *last;
-    int due = 0;
+    apr_time_t now = apr_time_now();
+    uint64_t key;
+    int due = 1, i;
     if (!cache_dir || !*cache_dir)
         return;
+    key = dir_key(cache_dir);
     /* every program built calls this; a directory is read once an hour */
     pthread_mutex_lock(&prune_lock);
-    if (!pruned && apr_pool_create_unmanaged_ex(&pruned_pool, NULL, NULL) == APR_SUCCESS)
-        pruned = apr_hash_make(pruned_pool);
-    if (pruned) {
-        last = apr_hash_get(pruned, cache_dir, APR_HASH_KEY_STRING);
-        if (!last) {
-            last = apr_pcalloc(pruned_pool, sizeof(*last));
-            apr_hash_set(pruned, apr_pstrdup(pruned_pool, cache_dir), APR_HASH_KEY_STRING, last);
-            due = 1;
-        } else {
-            due = now - *last > apr_time_from_sec(3600);
+    for (i = 0; i < PRUNED_DIRS; i++) {
+        if (pruned[i].key == key) {
+            due = now - pruned[i].last > apr_time_from_sec(3600);
+            break;
         }
-        if (due)
-            *last = now;
+        if (!pruned[i].key) {
+            pruned[i].key = key;
+            break;
+        }
     }
+    if (due && i < PRUNED_DIRS)
+        pruned[i].last = now;
     pthread_mutex_unlock(&prune_lock);
     if (!due || apr_dir_open(&d, cache_dir, pool) != APR_SUCCESS)
         return;

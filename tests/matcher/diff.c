@@ -168,5 +168,11 @@ int main(int argc, char **argv)
         printf("\"\n");
     }
     printf("matcher-diff: %d passed, %d failed\n", n - failed, failed);
+    for (i = 0; i < n; i++)
+        pcre2_code_free(pats[i].re);
+    pcre2_match_data_free(md);
+    pcre2_match_context_free(mc);
+    apr_pool_destroy(p);
+    apr_terminate();
     return failed ? 1 : 0;
 }
