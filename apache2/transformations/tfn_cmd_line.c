@@ -9,16 +9,48 @@
  */
 #include "tfn_internal.h"
 
+/* The bytes deleted or turned into a space. */
+TFN_PRED(separators)
+{
+    tfn_v_t f = tfn_v_or(tfn_v_eq(v, '\\'), tfn_v_eq(v, '"'));
+    f = tfn_v_or(f, tfn_v_or(tfn_v_eq(v, '\''), tfn_v_eq(v, '^')));
+    f = tfn_v_or(f, tfn_v_or(tfn_v_eq(v, ' '), tfn_v_eq(v, ',')));
+    f = tfn_v_or(f, tfn_v_or(tfn_v_eq(v, ';'), tfn_v_eq(v, '\t')));
+    return tfn_v_or(f, tfn_v_or(tfn_v_eq(v, '\r'), tfn_v_eq(v, '\n')));
+}
+
+/* The trigger bytes: separators and capitals. */
+TFN_PRED(triggers)
+{
+    return tfn_v_or(separators(v), tfn_v_upper(v));
+}
+
+/* Up to the first trigger byte the input comes out as it is. From there,
+ * while no separator space is pending, a run up to the next separator is
+ * copied lower-cased a block at a time ('/' and '(' in it only matter
+ * after a pending space); separators, and the byte after a pending space,
+ * go one at a time. */
 static int cmd_line(const bw_tfn_env_t *env, apr_pool_t *pool, bw_str_t in,
                     bw_str_t *out)
 {
     tfn_out_t o;
     int space = 0; /* the last byte written is a separator space */
-    size_t i;
+    size_t i = tfn_find(in.data, 0, in.len, triggers), j;
 
-    tfn_out_init(&o, pool, in, in.len);
-    for (i = 0; i < in.len; i++) {
-        unsigned char c = (unsigned char)in.data[i];
+    if (i == in.len) {
+        *out = in;
+        return 0;
+    }
+    tfn_out_init_at(&o, pool, in, in.len, i);
+    for (; i < in.len; i++) {
+        unsigned char c;
+        if (!space) {
+            j = tfn_find(in.data, i, in.len, separators);
+            tfn_out_run_lower(&o, i, j - i);
+            if ((i = j) == in.len)
+                break;
+        }
+        c = (unsigned char)in.data[i];
         switch (c) {
         case '\\': case '"': case '\'': case '^':
             break; /* deleted; a pending space stays pending */

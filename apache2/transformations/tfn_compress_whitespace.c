@@ -7,24 +7,36 @@
  */
 #include "tfn_internal.h"
 
+TFN_PRED(space_bytes)
+{
+    return tfn_v_or(tfn_v_or(tfn_v_range(v, '\t', '\r'), tfn_v_eq(v, ' ')),
+                    tfn_v_eq(v, 0xA0));
+}
+
+static int is_space(unsigned char c)
+{
+    return tfn_isspace(c) || c == 0xA0;
+}
+
+/* Runs without white space are copied whole (nothing is written while the
+ * output is still the input); each run of white space becomes one ' ',
+ * which leaves a lone space as it was. */
 static int compress_whitespace(const bw_tfn_env_t *env, apr_pool_t *pool,
                                bw_str_t in, bw_str_t *out)
 {
     tfn_out_t o;
-    int in_run = 0;
-    size_t i;
+    size_t i = tfn_find(in.data, 0, in.len, space_bytes);
 
-    tfn_out_init(&o, pool, in, in.len);
-    for (i = 0; i < in.len; i++) {
-        unsigned char c = (unsigned char)in.data[i];
-        if (tfn_isspace(c) || c == 0xA0) {
-            if (!in_run)
-                tfn_out_byte(&o, ' ');
-            in_run = 1;
-        } else {
-            in_run = 0;
-            tfn_out_byte(&o, c);
-        }
+    if (i == in.len) {
+        *out = in;
+        return 0;
+    }
+    tfn_out_init_at(&o, pool, in, in.len, i);
+    while (i < in.len) {
+        while (i < in.len && is_space((unsigned char)in.data[i]))
+            i++;
+        tfn_out_byte(&o, ' ');
+        i = tfn_out_run_until(&o, i, space_bytes);
     }
     return tfn_out_finish(&o, out);
 }

@@ -54,24 +54,26 @@ static int css_escape(bw_str_t in, size_t i, size_t *end)
     return tfn_unicode_byte(cp);
 }
 
+/* Runs between backslashes are copied whole; nothing is written before
+ * the first backslash. */
 static int css_decode(const bw_tfn_env_t *env, apr_pool_t *pool, bw_str_t in,
                       bw_str_t *out)
 {
     tfn_out_t o;
-    size_t i = 0, end;
+    size_t i = tfn_find(in.data, 0, in.len, tfn_v_backslash), end;
     int byte;
 
-    tfn_out_init(&o, pool, in, in.len);
+    if (i == in.len) {
+        *out = in;
+        return 0;
+    }
+    tfn_out_init_at(&o, pool, in, in.len, i);
     while (i < in.len) {
-        if (in.data[i] == '\\') {
-            byte = css_escape(in, i, &end);
-            if (byte >= 0)
-                tfn_out_byte(&o, (unsigned char)byte);
-            i = end;
-        } else {
-            tfn_out_byte(&o, (unsigned char)in.data[i]);
-            i++;
-        }
+        byte = css_escape(in, i, &end);
+        if (byte >= 0)
+            tfn_out_byte(&o, (unsigned char)byte);
+        i = end;
+        i = tfn_out_run_until(&o, i, tfn_v_backslash);
     }
     return tfn_out_finish(&o, out);
 }

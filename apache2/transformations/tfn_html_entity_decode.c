@@ -91,22 +91,34 @@ static int decode_ref(bw_str_t in, size_t i, size_t *end)
     return byte;
 }
 
+TFN_PRED(ampersand)
+{
+    return tfn_v_eq(v, '&');
+}
+
+/* Runs between '&' are copied whole; nothing is written before the first
+ * reference that decodes. */
 static int html_entity_decode(const bw_tfn_env_t *env, apr_pool_t *pool,
                               bw_str_t in, bw_str_t *out)
 {
     tfn_out_t o;
-    size_t i = 0, end;
+    size_t i = tfn_find(in.data, 0, in.len, ampersand), end;
     int byte;
 
-    tfn_out_init(&o, pool, in, in.len);
+    if (i == in.len) {
+        *out = in;
+        return 0;
+    }
+    tfn_out_init_at(&o, pool, in, in.len, i);
     while (i < in.len) {
-        if (in.data[i] == '&' && (byte = decode_ref(in, i, &end)) >= 0) {
+        if ((byte = decode_ref(in, i, &end)) >= 0) {
             tfn_out_byte(&o, (unsigned char)byte);
             i = end;
         } else {
-            tfn_out_byte(&o, (unsigned char)in.data[i]);
+            tfn_out_byte(&o, '&');
             i++;
         }
+        i = tfn_out_run_until(&o, i, ampersand);
     }
     return tfn_out_finish(&o, out);
 }

@@ -8,7 +8,12 @@
  * allocation and no copy: while every byte produced equals the input byte at
  * the same position, nothing is written; the buffer is allocated (and the
  * common prefix copied) at the first byte that differs. That also makes the
- * return value exact: 1 if and only if the bytes changed.
+ * return value exact: 1 if and only if the bytes changed. The block scans
+ * of tfn_simd.h go further: a transformation first looks for the first
+ * byte that can need work and hands the input back untouched when there is
+ * none; after it, runs up to the next such byte are appended whole
+ * (tfn_out_run_until), which costs nothing while the output is still the
+ * input.
  */
 #ifndef BW_TFN_INTERNAL_H
 #define BW_TFN_INTERNAL_H
@@ -16,6 +21,7 @@
 #include <assert.h>
 #include <string.h>
 #include "bw_tfn.h"
+#include "tfn_simd.h"
 
 /* Every definition, in registry order. BW_TFN_DEF(sym) declares or lists
  * bw_tfn_<sym>; aliases (normalisePath…) are separate definitions sharing a
@@ -71,6 +77,16 @@ static inline void tfn_out_init(tfn_out_t *o, apr_pool_t *pool, bw_str_t in,
     o->len = 0;
 }
 
+/* The same, when the first `same` bytes of in are known to come out as
+ * they are (a scan found no byte that needs work before them): the output
+ * starts as that prefix of the input, still without a buffer. */
+static inline void tfn_out_init_at(tfn_out_t *o, apr_pool_t *pool, bw_str_t in,
+                                   size_t cap, size_t same)
+{
+    tfn_out_init(o, pool, in, cap);
+    o->len = same;
+}
+
 /* Switch to a real buffer: the output is known to differ from the input. */
 static inline void tfn_out_diverge(tfn_out_t *o)
 {
@@ -108,6 +124,24 @@ static inline void tfn_out_mem(tfn_out_t *o, const char *p, size_t n)
     assert(n <= o->cap - o->len);
     memcpy(o->buf + o->len, p, n);
     o->len += n;
+}
+
+/* Append the n input bytes at in.data[from] (a run a scan found nothing
+ * to do in). O(1) while the output is still the input's prefix up to
+ * there, which is the common case: nothing is compared or copied. */
+static inline void tfn_out_run(tfn_out_t *o, size_t from, size_t n)
+{
+    tfn_out_mem(o, o->in.data + from, n);
+}
+
+/* Append the input from in.data[i] up to the next byte pred flags (or the
+ * end) as a run; returns that byte's index. */
+static inline __attribute__((always_inline)) size_t
+tfn_out_run_until(tfn_out_t *o, size_t i, tfn_pred_fn pred)
+{
+    size_t j = tfn_find(o->in.data, i, o->in.len, pred);
+    tfn_out_run(o, i, j - i);
+    return j;
 }
 
 /* The bytes produced so far (for transformations that look back, such as
@@ -225,30 +259,119 @@ static inline int tfn_control_escape(unsigned char c)
     }
 }
 
+/* --- runs and removals ---------------------------------------------------- */
+
+/* Append the n input bytes at in.data[from] with A-Z lower-cased, a block
+ * at a time: while the output is the input's prefix, up to the first
+ * capital nothing is written; from there (or once diverged) blocks are
+ * lower-cased into the buffer. */
+static inline void tfn_out_run_lower(tfn_out_t *o, size_t from, size_t n)
+{
+    const char *p = o->in.data + from;
+    size_t k;
+
+    if (o->buf == NULL && from == o->len) {
+        k = tfn_find(p, 0, n, tfn_v_upper);
+        o->len += k;
+        p += k;
+        n -= k;
+    }
+    while (n > 0 && o->buf == NULL) {
+        tfn_out_byte(o, tfn_lower((unsigned char)*p));
+        p++;
+        n--;
+    }
+    if (n == 0)
+        return;
+    assert(n <= o->cap - o->len);
+    tfn_flip_case_copy(o->buf + o->len, p, n, tfn_v_upper);
+    o->len += n;
+}
+
 /* Decoder of one backslash escape: the backslash is at in.data[i] and is not
  * the last byte; sets *end past the escape and returns the byte it means. */
 typedef unsigned char (*tfn_escape_fn)(bw_str_t in, size_t i, size_t *end);
 
+TFN_PRED(tfn_v_backslash)
+{
+    return tfn_v_eq(v, '\\');
+}
+
 /* The loop jsDecode and escapeSeqDecode share: every backslash that is not
  * the last byte starts an escape decoded by esc; other bytes (a lone
- * trailing backslash too) are copied. Copy-on-write like every tfn. */
+ * trailing backslash too) are copied, a run between backslashes at a time.
+ * Copy-on-write like every tfn: without a backslash, nothing is written. */
 static inline int tfn_backslash_decode(apr_pool_t *pool, bw_str_t in, bw_str_t *out,
                                        tfn_escape_fn esc)
 {
     tfn_out_t o;
-    size_t i = 0, end;
+    size_t i = tfn_find(in.data, 0, in.len, tfn_v_backslash), end;
 
-    tfn_out_init(&o, pool, in, in.len);
+    if (i == in.len) {
+        *out = in;
+        return 0;
+    }
+    tfn_out_init_at(&o, pool, in, in.len, i);
     while (i < in.len) {
-        if (in.data[i] == '\\' && i + 1 < in.len) {
+        if (i + 1 < in.len) {
             tfn_out_byte(&o, esc(in, i, &end));
             i = end;
         } else {
-            tfn_out_byte(&o, (unsigned char)in.data[i]);
+            tfn_out_byte(&o, '\\');
             i++;
         }
+        i = tfn_out_run_until(&o, i, tfn_v_backslash);
     }
     return tfn_out_finish(&o, out);
+}
+
+/* lowercase and uppercase: unchanged without a letter flip flags; else a
+ * buffer from the first one on, converted a block at a time. */
+static inline int tfn_flip_case(apr_pool_t *pool, bw_str_t in, bw_str_t *out, tfn_pred_fn flip)
+{
+    size_t i = tfn_find(in.data, 0, in.len, flip);
+    char *buf;
+
+    if (i == in.len) {
+        *out = in;
+        return 0;
+    }
+    buf = apr_palloc(pool, in.len + 1);
+    memcpy(buf, in.data, i);
+    tfn_flip_case_copy(buf + i, in.data + i, in.len - i, flip);
+    buf[in.len] = '\0';
+    *out = bw_str_n(buf, in.len);
+    return 1;
+}
+
+/* Drop every byte pred flags (drop() says the same of one byte): the
+ * removals (removeNulls, removeWhitespace). Unchanged without such a byte;
+ * with one the output is shorter, so it is built directly, a run of kept
+ * bytes at a time. */
+static inline int tfn_remove_bytes(apr_pool_t *pool, bw_str_t in, bw_str_t *out,
+                                   tfn_pred_fn pred, int (*drop)(unsigned char))
+{
+    size_t i = tfn_find(in.data, 0, in.len, pred), j, len;
+    char *buf;
+
+    if (i == in.len) {
+        *out = in;
+        return 0;
+    }
+    buf = apr_palloc(pool, in.len);  /* at most in.len - 1 bytes, and a NUL */
+    memcpy(buf, in.data, i);
+    len = i;
+    while (i < in.len) {
+        while (i < in.len && drop((unsigned char)in.data[i]))
+            i++;
+        j = tfn_find(in.data, i, in.len, pred);
+        memcpy(buf + len, in.data + i, j - i);
+        len += j - i;
+        i = j;
+    }
+    buf[len] = '\0';
+    *out = bw_str_n(buf, len);
+    return 1;
 }
 
 #endif /* BW_TFN_INTERNAL_H */

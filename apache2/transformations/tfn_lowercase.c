@@ -10,13 +10,7 @@
 static int lowercase(const bw_tfn_env_t *env, apr_pool_t *pool, bw_str_t in,
                      bw_str_t *out)
 {
-    tfn_out_t o;
-    size_t i;
-
-    tfn_out_init(&o, pool, in, in.len);
-    for (i = 0; i < in.len; i++)
-        tfn_out_byte(&o, tfn_lower((unsigned char)in.data[i]));
-    return tfn_out_finish(&o, out);
+    return tfn_flip_case(pool, in, out, tfn_v_upper);
 }
 
 /* Triggers: the bytes it rewrites, each on its own. */

@@ -6,17 +6,20 @@
  */
 #include "tfn_internal.h"
 
+TFN_PRED(nul_bytes)
+{
+    return tfn_v_eq(v, 0);
+}
+
+static int is_nul(unsigned char c)
+{
+    return c == 0;
+}
+
 static int remove_nulls(const bw_tfn_env_t *env, apr_pool_t *pool,
                         bw_str_t in, bw_str_t *out)
 {
-    tfn_out_t o;
-    size_t i;
-
-    tfn_out_init(&o, pool, in, in.len);
-    for (i = 0; i < in.len; i++)
-        if (in.data[i] != '\0')
-            tfn_out_byte(&o, (unsigned char)in.data[i]);
-    return tfn_out_finish(&o, out);
+    return tfn_remove_bytes(pool, in, out, nul_bytes, is_nul);
 }
 
 /* Triggers: the byte it removes. */

@@ -7,19 +7,21 @@
  */
 #include "tfn_internal.h"
 
+TFN_PRED(space_bytes)
+{
+    return tfn_v_or(tfn_v_or(tfn_v_range(v, '\t', '\r'), tfn_v_eq(v, ' ')),
+                    tfn_v_eq(v, 0xA0));
+}
+
+static int is_space(unsigned char c)
+{
+    return tfn_isspace(c) || c == 0xA0;
+}
+
 static int remove_whitespace(const bw_tfn_env_t *env, apr_pool_t *pool,
                              bw_str_t in, bw_str_t *out)
 {
-    tfn_out_t o;
-    size_t i;
-
-    tfn_out_init(&o, pool, in, in.len);
-    for (i = 0; i < in.len; i++) {
-        unsigned char c = (unsigned char)in.data[i];
-        if (!tfn_isspace(c) && c != 0xA0)
-            tfn_out_byte(&o, c);
-    }
-    return tfn_out_finish(&o, out);
+    return tfn_remove_bytes(pool, in, out, space_bytes, is_space);
 }
 
 /* Triggers: the bytes it removes, each on its own. */

@@ -18,13 +18,24 @@ static unsigned char uni_byte(const bw_tfn_env_t *env, const char *p)
     return tfn_unicode_byte(cp);
 }
 
+TFN_PRED(special)
+{
+    return tfn_v_or(tfn_v_eq(v, '%'), tfn_v_eq(v, '+'));
+}
+
+/* Bytes between '%' and '+' are copied a run at a time; nothing is written
+ * before the first escape that decodes or the first '+'. */
 static int url_decode_uni(const bw_tfn_env_t *env, apr_pool_t *pool,
                           bw_str_t in, bw_str_t *out)
 {
     tfn_out_t o;
-    size_t i = 0;
+    size_t i = tfn_find(in.data, 0, in.len, special);
 
-    tfn_out_init(&o, pool, in, in.len);
+    if (i == in.len) {
+        *out = in;
+        return 0;
+    }
+    tfn_out_init_at(&o, pool, in, in.len, i);
     while (i < in.len) {
         unsigned char c = (unsigned char)in.data[i];
         size_t left = in.len - i;
@@ -39,6 +50,7 @@ static int url_decode_uni(const bw_tfn_env_t *env, apr_pool_t *pool,
             tfn_out_byte(&o, c == '+' ? ' ' : c);
             i++;
         }
+        i = tfn_out_run_until(&o, i, special);
     }
     return tfn_out_finish(&o, out);
 }

@@ -53,24 +53,35 @@ static void put_code_point(tfn_out_t *o, unsigned long cp)
         tfn_out_byte(o, (unsigned char)hex[(cp >> (4 * digits)) & 0xF]);
 }
 
+TFN_PRED(lead_bytes)
+{
+    return tfn_v_range(v, 0xC2, 0xF4);
+}
+
+/* Runs without a lead byte are copied whole; nothing is written before the
+ * first valid sequence. */
 static int utf8_to_unicode(const bw_tfn_env_t *env, apr_pool_t *pool,
                            bw_str_t in, bw_str_t *out)
 {
     tfn_out_t o;
-    size_t i = 0, n;
+    size_t i = tfn_find(in.data, 0, in.len, lead_bytes), n;
     long cp;
 
+    if (i == in.len) {
+        *out = in;
+        return 0;
+    }
     /* Worst case: a 2-byte sequence becomes 6 bytes. */
-    tfn_out_init(&o, pool, in, in.len * 3);
+    tfn_out_init_at(&o, pool, in, in.len * 3, i);
     while (i < in.len) {
-        unsigned char c = (unsigned char)in.data[i];
-        if (c >= 0x80 && (cp = utf8_sequence(in, i, &n)) >= 0) {
+        if ((cp = utf8_sequence(in, i, &n)) >= 0) {
             put_code_point(&o, (unsigned long)cp);
             i += n;
         } else {
-            tfn_out_byte(&o, c);
+            tfn_out_byte(&o, (unsigned char)in.data[i]);
             i++;
         }
+        i = tfn_out_run_until(&o, i, lead_bytes);
     }
     return tfn_out_finish(&o, out);
 }
