@@ -19,6 +19,13 @@ TFN_PRED(separators)
     return tfn_v_or(f, tfn_v_or(tfn_v_eq(v, '\r'), tfn_v_eq(v, '\n')));
 }
 
+#define SEPARATOR_BYTES(k)                                                   \
+    (BW_BS_BYTE(k, '\\') | BW_BS_BYTE(k, '"') | BW_BS_BYTE(k, '\'')          \
+     | BW_BS_BYTE(k, '^') | BW_BS_BYTE(k, ' ') | BW_BS_BYTE(k, ',')          \
+     | BW_BS_BYTE(k, ';') | BW_BS_BYTE(k, '\t') | BW_BS_BYTE(k, '\r')        \
+     | BW_BS_BYTE(k, '\n'))
+static const bw_byteset_t separator_set = BW_BYTESET(SEPARATOR_BYTES);
+
 /* The trigger bytes: separators and capitals. */
 TFN_PRED(triggers)
 {
@@ -43,14 +50,14 @@ static int cmd_line(const bw_tfn_env_t *env, apr_pool_t *pool, bw_str_t in,
     }
     tfn_out_init_at(&o, pool, in, in.len, i);
     for (; i < in.len; i++) {
-        unsigned char c;
-        if (!space) {
+        unsigned char c = (unsigned char)in.data[i];
+        if (!space && !bw_byteset_has(&separator_set, c)) {
             j = tfn_find(in.data, i, in.len, separators);
             tfn_out_run_lower(&o, i, j - i);
             if ((i = j) == in.len)
                 break;
+            c = (unsigned char)in.data[i];
         }
-        c = (unsigned char)in.data[i];
         switch (c) {
         case '\\': case '"': case '\'': case '^':
             break; /* deleted; a pending space stays pending */
@@ -78,11 +85,7 @@ static int cmd_line(const bw_tfn_env_t *env, apr_pool_t *pool, bw_str_t in,
  * an input on its own ("a^", "a,", "A"; the space as "a  b"). Without them
  * nothing is deleted, lowered or turned into a space, and '/' '(' only
  * drop a separator space written before them. */
-#define CMD_LINE_TRIGGERS(k)                                                 \
-    (BW_BS_BYTE(k, '\\') | BW_BS_BYTE(k, '"') | BW_BS_BYTE(k, '\'')          \
-     | BW_BS_BYTE(k, '^') | BW_BS_BYTE(k, ' ') | BW_BS_BYTE(k, ',')          \
-     | BW_BS_BYTE(k, ';') | BW_BS_BYTE(k, '\t') | BW_BS_BYTE(k, '\r')        \
-     | BW_BS_BYTE(k, '\n') | BW_BS_RANGE(k, 'A', 'Z'))
+#define CMD_LINE_TRIGGERS(k) (SEPARATOR_BYTES(k) | BW_BS_RANGE(k, 'A', 'Z'))
 
 const bw_tfn_def_t bw_tfn_cmd_line = TFN_DEF("cmdLine", cmd_line,
                                              CMD_LINE_TRIGGERS);

@@ -69,11 +69,14 @@ static int css_decode(const bw_tfn_env_t *env, apr_pool_t *pool, bw_str_t in,
     }
     tfn_out_init_at(&o, pool, in, in.len, i);
     while (i < in.len) {
+        if (in.data[i] != '\\') {
+            i = tfn_out_run_until(&o, i, tfn_v_backslash);
+            continue;
+        }
         byte = css_escape(in, i, &end);
         if (byte >= 0)
             tfn_out_byte(&o, (unsigned char)byte);
         i = end;
-        i = tfn_out_run_until(&o, i, tfn_v_backslash);
     }
     return tfn_out_finish(&o, out);
 }

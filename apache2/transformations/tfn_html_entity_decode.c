@@ -111,14 +111,15 @@ static int html_entity_decode(const bw_tfn_env_t *env, apr_pool_t *pool,
     }
     tfn_out_init_at(&o, pool, in, in.len, i);
     while (i < in.len) {
-        if ((byte = decode_ref(in, i, &end)) >= 0) {
+        if (in.data[i] != '&') {
+            i = tfn_out_run_until(&o, i, ampersand);
+        } else if ((byte = decode_ref(in, i, &end)) >= 0) {
             tfn_out_byte(&o, (unsigned char)byte);
             i = end;
         } else {
             tfn_out_byte(&o, '&');
             i++;
         }
-        i = tfn_out_run_until(&o, i, ampersand);
     }
     return tfn_out_finish(&o, out);
 }

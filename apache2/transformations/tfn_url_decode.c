@@ -28,6 +28,10 @@ static int url_decode(const bw_tfn_env_t *env, apr_pool_t *pool, bw_str_t in,
     tfn_out_init_at(&o, pool, in, in.len, i);
     while (i < in.len) {
         unsigned char c = (unsigned char)in.data[i];
+        if (c != '%' && c != '+') {
+            i = tfn_out_run_until(&o, i, special);
+            continue;
+        }
         if (c == '%' && in.len - i >= 3 && tfn_all_hex(in.data + i + 1, 2)) {
             tfn_out_byte(&o, (unsigned char)tfn_hex_n(in.data + i + 1, 2));
             i += 3;
@@ -35,7 +39,6 @@ static int url_decode(const bw_tfn_env_t *env, apr_pool_t *pool, bw_str_t in,
             tfn_out_byte(&o, c == '+' ? ' ' : c);
             i++;
         }
-        i = tfn_out_run_until(&o, i, special);
     }
     return tfn_out_finish(&o, out);
 }

@@ -39,6 +39,10 @@ static int url_decode_uni(const bw_tfn_env_t *env, apr_pool_t *pool,
     while (i < in.len) {
         unsigned char c = (unsigned char)in.data[i];
         size_t left = in.len - i;
+        if (c != '%' && c != '+') {
+            i = tfn_out_run_until(&o, i, special);
+            continue;
+        }
         if (c == '%' && left >= 6 && (in.data[i + 1] | 0x20) == 'u'
             && tfn_all_hex(in.data + i + 2, 4)) {
             tfn_out_byte(&o, uni_byte(env, in.data + i + 2));
@@ -50,7 +54,6 @@ static int url_decode_uni(const bw_tfn_env_t *env, apr_pool_t *pool,
             tfn_out_byte(&o, c == '+' ? ' ' : c);
             i++;
         }
-        i = tfn_out_run_until(&o, i, special);
     }
     return tfn_out_finish(&o, out);
 }

@@ -74,14 +74,16 @@ static int utf8_to_unicode(const bw_tfn_env_t *env, apr_pool_t *pool,
     /* Worst case: a 2-byte sequence becomes 6 bytes. */
     tfn_out_init_at(&o, pool, in, in.len * 3, i);
     while (i < in.len) {
-        if ((cp = utf8_sequence(in, i, &n)) >= 0) {
+        unsigned char c = (unsigned char)in.data[i];
+        if (c < 0xC2 || c > 0xF4) {
+            i = tfn_out_run_until(&o, i, lead_bytes);
+        } else if ((cp = utf8_sequence(in, i, &n)) >= 0) {
             put_code_point(&o, (unsigned long)cp);
             i += n;
         } else {
-            tfn_out_byte(&o, (unsigned char)in.data[i]);
+            tfn_out_byte(&o, c);
             i++;
         }
-        i = tfn_out_run_until(&o, i, lead_bytes);
     }
     return tfn_out_finish(&o, out);
 }
