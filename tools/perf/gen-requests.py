@@ -10,7 +10,28 @@ Content-Length filled in), the format `bulwark eval --request` reads:
                       of the Wallarm API Firewall benchmark body)
     form-1k.http      POST of a ~1 KB application/x-www-form-urlencoded form
 
-The content is deterministic (fixed seed) and benign even for CRS at
+and the hostile shapes, sized to the default body limits of
+rules/bulwark.conf-recommended (SecRequestBodyNoFilesLimit 128 KB,
+SecArgumentsLimit 1000, SecRequestBodyJsonDepthLimit 512), to show the worst
+case the engine must bound (issue "Speed II", bounded worst case):
+
+    hostile-quote-value.http   one 64 KB form value of repeated "a' or "
+    hostile-quote-args.http    20 form arguments of 4 KB quote runs
+    hostile-quote-json.http    one 64 KB JSON string of repeated "a' or "
+    hostile-json-keys.http     a JSON object of 10,000 keys (only 1,000 become
+                               ARGS under the default SecArgumentsLimit)
+    hostile-json-deep.http     JSON nested 500 deep (under the depth limit)
+    hostile-multipart.http     1,000 multipart/form-data parts
+    hostile-lt-run.http        one 64 KB form value of '<'
+    hostile-paren-run.http     one 64 KB form value of '('
+    hostile-percent-run.http   one 64 KB form value of '%'
+    hostile-backslash-run.http one 64 KB form value of '\\'
+
+With --hostile-scale N they are N times larger (N x the bytes, keys, parts;
+depth stays under N x 512), for the "10x the limits" measurement; they are
+then written only with --out, never over the committed ones.
+
+The benign content is deterministic (fixed seed) and benign even for CRS at
 paranoia level 4, which is strict about characters: values use letters,
 digits, '_', '.' and ',' only (920273 refuses spaces, '@', '+', '%' in
 arguments and urlencoded bodies at PL4; 942432 counts '-', ':' and the like),
@@ -155,10 +176,80 @@ def form_request(rng, target_bytes):
     return http_request("POST", "/checkout/address", headers, body), len(fields), len(body)
 
 
+def form_post(path, fields):
+    """A urlencoded POST of (name, raw value) pairs; values are sent as they
+    are (the hostile bytes are what the shape is about)."""
+    body = "&".join("%s=%s" % kv for kv in fields).encode("latin-1")
+    headers = common_headers("text/html,application/xhtml+xml,*/*;q=0.8")
+    headers += [("Content-Type", "application/x-www-form-urlencoded"),
+                ("Origin", "https://shop.example.com")]
+    return http_request("POST", path, headers, body)
+
+
+def json_post(path, body):
+    headers = common_headers("application/json")
+    headers += [("Content-Type", "application/json"), ("Origin", "https://shop.example.com")]
+    return http_request("POST", path, headers, body.encode("latin-1"))
+
+
+def repeat_to(unit, size):
+    return (unit * (size // len(unit) + 1))[:size]
+
+
+def multipart_post(path, parts):
+    boundary = "----bulwarkbench7d1f"
+    chunks = []
+    for name, value in parts:
+        chunks.append("--%s\r\nContent-Disposition: form-data; name=\"%s\"\r\n\r\n%s\r\n"
+                      % (boundary, name, value))
+    body = ("".join(chunks) + "--%s--\r\n" % boundary).encode("latin-1")
+    headers = common_headers("text/html,application/xhtml+xml,*/*;q=0.8")
+    headers += [("Content-Type", "multipart/form-data; boundary=%s" % boundary),
+                ("Origin", "https://shop.example.com")]
+    return http_request("POST", path, headers, body)
+
+
+def hostile_requests(scale):
+    """The hostile shapes, each at most scale x the default body limits."""
+    big = 65536 * scale
+    keys = 10000 * scale
+    depth = min(500 * scale, 512 * scale - 12)
+    deep = '{"a":' * depth + '"x"' + "}" * depth
+    return {
+        "hostile-quote-value.http": form_post("/search", [("q", repeat_to("a' or ", big))]),
+        "hostile-quote-args.http": form_post(
+            "/search", [("q%d" % i, "'" * 4096) for i in range(20 * scale)]),
+        "hostile-quote-json.http": json_post(
+            "/api/v1/search", '{"q":"%s"}' % repeat_to("a' or ", big)),
+        "hostile-json-keys.http": json_post(
+            "/api/v1/catalog/sync",
+            "{" + ",".join('"k%d":%d' % (i, i % 10) for i in range(keys)) + "}"),
+        "hostile-json-deep.http": json_post("/api/v1/catalog/sync", deep),
+        "hostile-multipart.http": multipart_post(
+            "/upload", [("f%d" % i, "v%d" % i) for i in range(1000 * scale)]),
+        "hostile-lt-run.http": form_post("/search", [("q", "<" * big)]),
+        "hostile-paren-run.http": form_post("/search", [("q", "(" * big)]),
+        "hostile-percent-run.http": form_post("/search", [("q", "%" * big)]),
+        "hostile-backslash-run.http": form_post("/search", [("q", "\\" * big)]),
+    }
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--out", default=os.path.join(HERE, "requests"))
+    ap.add_argument("--out", default=None)
+    ap.add_argument("--hostile-scale", type=int, default=1,
+                    help="write only the hostile shapes, N times larger (needs --out)")
     a = ap.parse_args()
+    if a.hostile_scale != 1:
+        if a.out is None:
+            ap.error("--hostile-scale needs --out: the committed requests stay at scale 1")
+        os.makedirs(a.out, exist_ok=True)
+        for name, raw in hostile_requests(a.hostile_scale).items():
+            with open(os.path.join(a.out, name), "wb") as f:
+                f.write(raw)
+            print("%-28s %8d bytes" % (name, len(raw)))
+        return
+    a.out = a.out or os.path.join(HERE, "requests")
     os.makedirs(a.out, exist_ok=True)
     rng = random.Random(20240611)
 
@@ -180,6 +271,10 @@ def main():
         with open(os.path.join(a.out, name), "wb") as f:
             f.write(raw)
         print("%-14s body %6d bytes, %4d values" % (name, blen, vals))
+    for name, raw in hostile_requests(1).items():
+        with open(os.path.join(a.out, name), "wb") as f:
+            f.write(raw)
+        print("%-28s %8d bytes" % (name, len(raw)))
 
 
 if __name__ == "__main__":
