@@ -456,6 +456,47 @@ START_TEST(test_directive_table_complete)
 }
 END_TEST
 
+/* rules/ of the source tree: beside $BW_TEST_DATA (tests/unit/data, as make
+ * check sets it), else found from this file's path. */
+static const char *rules_dir(void)
+{
+    const char *data = getenv("BW_TEST_DATA");
+    const char *slash = strrchr(__FILE__, '/');
+    if (data && *data)
+        return apr_pstrcat(pool, data, "/../../../rules", NULL);
+    return apr_psprintf(pool, "%.*s/../../rules", slash ? (int)(slash - __FILE__) : 1,
+                        slash ? __FILE__ : ".");
+}
+
+/* The fail-closed rule for regular-expression limits, set up as README.md
+ * says: bulwark.conf-recommended, a rule set whose phase-2 rule hits
+ * SecPcreMatchLimit (a back-reference, so PCRE2 runs whatever the scan
+ * says), then bulwark-after.conf. The rule set's limit hit must deny the
+ * request: 200005 runs before the rule set and cannot see it. */
+START_TEST(test_pcre_limit_fails_closed_after_rule_set)
+{
+    const char *dir = rules_dir(), *err = NULL;
+    bw_intervention_t iv;
+    bw_program_t *p = load(apr_psprintf(pool,
+                                        "Include %s/bulwark.conf-recommended\n"
+                                        "SecRuleEngine On\n"
+                                        "SecAuditEngine Off\n"
+                                        "SecPcreMatchLimit 1000\n"
+                                        "SecRule ARGS \"@rx (a|aa)+\\1$\" \"id:10,phase:2,pass,nolog\"\n"
+                                        "Include %s/bulwark-after.conf\n", dir, dir), &err);
+    bw_tx_t *tx;
+    ck_assert_msg(p != NULL, "%s", err ? err : "?");
+    tx = request(p, "GET", "/search?q=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!", NULL);
+    ck_assert_int_eq(bw_tx_run_phase(tx, 1, &iv), 0);
+    bw_tx_request_body_end(tx);
+    ck_assert_int_eq(bw_tx_run_phase(tx, 2, &iv), 1);
+    ck_assert_int_eq(iv.status, 403);
+    ck_assert_str_eq(txvar(tx, "MSC_PCRE_LIMITS_EXCEEDED"), "1");
+    ck_assert_msg(strstr(sink.last, "[id \"200008\"]")
+                  && strstr(sink.last, "TX:MSC_PCRE_LIMITS_EXCEEDED"), "%s", sink.last);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("engine");
@@ -476,6 +517,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_directive_table_complete);
     tcase_add_test(tc, test_operator_gates);
     tcase_add_test(tc, test_scan_cache_prune);
+    tcase_add_test(tc, test_pcre_limit_fails_closed_after_rule_set);
     suite_add_tcase(s, tc);
     return s;
 }
