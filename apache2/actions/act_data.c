@@ -53,6 +53,8 @@ static const char *i_setvar(bw_action_t *a, apr_pool_t *p)
         }
         sv->value = bw_macro_compile(p, v, &err);
     }
+    if (!sv->name->has_vars)
+        sv->key = bw_key_make(sv->name->nparts ? sv->name->parts[0].literal : bw_str_n("", 0));
     a->data = sv;
     return NULL;
 }
@@ -88,6 +90,8 @@ static const char *i_coll_timed(bw_action_t *a, apr_pool_t *p)
         return apr_psprintf(p, "unknown collection in \"%s\"", s);
     sv->name = bw_macro_compile(p, apr_pstrndup(p, dot + 1, (apr_size_t)(eq - dot - 1)), &err);
     sv->value = bw_macro_compile(p, eq + 1, &err);
+    if (!sv->name->has_vars)
+        sv->key = bw_key_make(sv->name->nparts ? sv->name->parts[0].literal : bw_str_n("", 0));
     sv->op = !strcmp(a->def->name, "expirevar") ? BW_SV_SET : BW_SV_SUB;
     a->data = sv;
     return NULL;

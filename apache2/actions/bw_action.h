@@ -15,6 +15,7 @@
 
 #include "base/bw_types.h"
 #include "base/bw_regex.h"
+#include "base/bw_coll.h"
 #include "variables/bw_var.h"
 
 typedef enum {
@@ -77,6 +78,7 @@ typedef enum { BW_SV_SET, BW_SV_ADD, BW_SV_SUB, BW_SV_DEL } bw_setvar_op_t;
 typedef struct bw_setvar_s {
     const char *coll;            /* upper-case collection name */
     const bw_macro_t *name;
+    bw_key_t key;                /* the name hashed, when it has no macro */
     const bw_macro_t *value;     /* NULL for BW_SV_DEL */
     bw_setvar_op_t op;
 } bw_setvar_t;

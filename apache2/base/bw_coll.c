@@ -2,149 +2,412 @@
  * Keyed collections (see bw_coll.h).
  *
  * CRS reads and writes TX variables hundreds of times per request, so the
- * table is our own: open addressing with an ASCII case-insensitive hash and
- * compare, so a lookup neither lowercases nor allocates.
+ * table is our own: open addressing over 32-bit slots (1 + the entry's
+ * place in the insertion order), every entry keeping the hash of its name,
+ * an ASCII case-insensitive hash and compare. A lookup neither lowercases
+ * nor allocates; names known at start-up bring their hash along, and a
+ * probe compares the bytes of a name only when the hashes agree.
  */
 #include <string.h>
 #include <ctype.h>
 #include "base/bw_coll.h"
+
+/* One entry: the pair the order lists (first, so the two are one pointer)
+ * and the hash of its name. */
+typedef struct {
+    bw_kv_t kv;
+    uint32_t hash;
+    const bw_keysel_t *sel;     /* the key's, when it was set */
+} entry_t;
+
+struct bw_coll_image_s {
+    size_t cap, used;
+    int n;
+    entry_t *ent;               /* the set entries, in insertion order */
+    uint32_t *slots;            /* as a collection's, over ent */
+    apr_hash_t *sels;           /* const pcre2_code* -> bw_coll_sel_t* over ent */
+    int nsels;
+};
+
+/* A key's answers to an image's selections: bit i for the selection
+ * whose bit is i. */
+struct bw_keysel_s {
+    const bw_coll_image_t *im;
+    uint32_t *bits;
+};
+
+#define MIN_CAP 32
 
 static inline unsigned char lc(unsigned char c)
 {
     return (c >= 'A' && c <= 'Z') ? (unsigned char)(c + 32) : c;
 }
 
-static uint32_t hash_ci(bw_str_t k)
+/* Eight bytes with ASCII A-Z lowered, the others as they are: a byte is
+ * upper case when it has no high bit, is >= 'A' and is not > 'Z'. */
+static inline uint64_t lower8(uint64_t w)
 {
-    uint32_t h = 2166136261u;
+    const uint64_t high = 0x8080808080808080ULL, low7 = 0x7f7f7f7f7f7f7f7fULL;
+    uint64_t b = w & low7;
+    uint64_t ge_a = b + 0x3f3f3f3f3f3f3f3fULL;    /* bit 7 set when b >= 'A' (0x41) */
+    uint64_t gt_z = b + 0x2525252525252525ULL;    /* bit 7 set when b > 'Z' (0x5a) */
+    return w | ((ge_a & ~gt_z & ~w & high) >> 2);
+}
+
+uint32_t bw_key_hash(bw_str_t k)
+{
+    uint64_t h = 0x9e3779b97f4a7c15ULL ^ (uint64_t)k.len;
+    size_t i = 0;
+    /* eight bytes at a time, lowered together: names are hashed at run
+     * time only when a macro builds them (tx.header_name_%{tx.0}) */
+    for (; i + 8 <= k.len; i += 8) {
+        uint64_t w;
+        memcpy(&w, k.data + i, 8);
+        h = (h ^ lower8(w)) * 0xff51afd7ed558ccdULL;
+        h ^= h >> 29;
+    }
+    if (i < k.len) {
+        uint64_t w = 0;
+        memcpy(&w, k.data + i, k.len - i);
+        h = (h ^ lower8(w)) * 0xff51afd7ed558ccdULL;
+    }
+    h ^= h >> 32;
+    h *= 0xc4ceb9fe1a85ec53ULL;
+    h ^= h >> 29;
+    return (uint32_t)h;
+}
+
+bw_key_t bw_key_make(bw_str_t name)
+{
+    bw_key_t k;
+    k.name = name;
+    k.hash = bw_key_hash(name);
+    k.sel = NULL;
+    return k;
+}
+
+static int same_name(bw_str_t a, bw_str_t b)
+{
     size_t i;
-    for (i = 0; i < k.len; i++)
-        h = (h ^ lc((unsigned char)k.data[i])) * 16777619u;
-    return h;
+    if (a.len != b.len)
+        return 0;
+    if (!memcmp(a.data, b.data, a.len))
+        return 1;
+    for (i = 0; i < a.len; i++)
+        if (lc((unsigned char)a.data[i]) != lc((unsigned char)b.data[i]))
+            return 0;
+    return 1;
+}
+
+static size_t cap_for(size_t n)
+{
+    size_t cap = MIN_CAP;
+    while (cap < 2 * n)
+        cap *= 2;
+    return cap;
 }
 
 static void table_init(apr_pool_t *p, bw_coll_t *c, size_t cap)
 {
     c->cap = cap;
     c->used = 0;
-    c->slots = apr_pcalloc(p, sizeof(bw_kv_t *) * cap);
+    c->slots = apr_pcalloc(p, sizeof(uint32_t) * cap);
+}
+
+bw_coll_t *bw_coll_create_n(apr_pool_t *p, const char *name, size_t n)
+{
+    bw_coll_t *c = apr_pcalloc(p, sizeof(*c));
+    c->name = name;
+    c->order = apr_array_make(p, n > 16 ? (int)n : 16, sizeof(bw_kv_t *));
+    table_init(p, c, cap_for(n));
+    return c;
 }
 
 bw_coll_t *bw_coll_create(apr_pool_t *p, const char *name)
 {
-    bw_coll_t *c = apr_pcalloc(p, sizeof(*c));
-    c->name = name;
-    c->order = apr_array_make(p, 16, sizeof(bw_kv_t *));
-    table_init(p, c, 32);
-    return c;
+    return bw_coll_create_n(p, name, 16);
 }
 
-/* Slot holding key, or the empty slot where it would go. Deleted entries
- * stay as tombstones (kv->name.data == NULL) so probe chains hold. */
-static bw_kv_t **slot_for(const bw_coll_t *c, bw_str_t key, int for_insert)
+static inline entry_t *entry_at(const bw_coll_t *c, uint32_t s)
 {
-    size_t i = hash_ci(key) & (c->cap - 1);
-    bw_kv_t **tomb = NULL;
-    for (;;) {
-        bw_kv_t **s = &c->slots[i];
-        if (!*s)
-            return (for_insert && tomb) ? tomb : s;
-        if (!(*s)->name.data) {
-            if (!tomb)
-                tomb = s;
-        } else if (bw_str_eq_ci((*s)->name, key)) {
-            return s;
+    return (entry_t *)((bw_kv_t **)c->order->elts)[s - 1];
+}
+
+/* The slot holding name, or the empty slot that ends its probe chain.
+ * Unset entries stay in the table (name.data == NULL) so that chains hold;
+ * *tomb: the first of them on the way, or c->cap. */
+static size_t probe(const bw_coll_t *c, bw_str_t name, uint32_t h, size_t *tomb)
+{
+    size_t mask = c->cap - 1, i = h & mask;
+    *tomb = c->cap;
+    for (;; i = (i + 1) & mask) {
+        uint32_t s = c->slots[i];
+        const entry_t *e;
+        if (!s)
+            return i;
+        e = entry_at(c, s);
+        if (!e->kv.name.data) {
+            if (*tomb == c->cap)
+                *tomb = i;
+        } else if (e->hash == h && same_name(e->kv.name, name)) {
+            return i;
         }
-        i = (i + 1) & (c->cap - 1);
     }
+}
+
+const bw_kv_t *bw_coll_find(const bw_coll_t *c, const bw_key_t *k)
+{
+    size_t tomb, i = probe(c, k->name, k->hash, &tomb);
+    return c->slots[i] ? &entry_at(c, c->slots[i])->kv : NULL;
 }
 
 const bw_kv_t *bw_coll_get(const bw_coll_t *c, bw_str_t key)
 {
-    bw_kv_t *kv = *slot_for(c, key, 0);
-    return (kv && kv->name.data) ? kv : NULL;
+    bw_key_t k = bw_key_make(key);
+    return bw_coll_find(c, &k);
 }
 
+/* The table rebuilt twice as large from the entries still set. */
 static void grow(apr_pool_t *p, bw_coll_t *c)
 {
-    bw_kv_t **old = c->slots;
-    size_t i, oldcap = c->cap;
-    table_init(p, c, oldcap * 2);
-    for (i = 0; i < oldcap; i++)
-        if (old[i] && old[i]->name.data) {
-            *slot_for(c, old[i]->name, 1) = old[i];
-            c->used++;
-        }
+    bw_kv_t **ord = (bw_kv_t **)c->order->elts;
+    int j;
+    table_init(p, c, c->cap * 2);
+    for (j = 0; j < c->order->nelts; j++) {
+        const entry_t *e = (const entry_t *)ord[j];
+        size_t i;
+        if (!e->kv.name.data)
+            continue;
+        for (i = e->hash & (c->cap - 1); c->slots[i]; i = (i + 1) & (c->cap - 1))
+            ;
+        c->slots[i] = (uint32_t)j + 1;
+        c->used++;
+    }
+}
+
+static bw_str_t keep_or_copy(apr_pool_t *p, bw_str_t s, int keep)
+{
+    return keep ? s : bw_str_n(bw_str_pdup(p, s), s.len);
+}
+
+const bw_kv_t *bw_coll_put(apr_pool_t *p, bw_coll_t *c, const bw_key_t *k, bw_str_t value,
+                           unsigned keep)
+{
+    size_t tomb, i = probe(c, k->name, k->hash, &tomb);
+    entry_t *e;
+    if (c->slots[i]) {
+        e = entry_at(c, c->slots[i]);
+        e->kv.value = keep_or_copy(p, value, keep & BW_COLL_KEEP_VALUE);
+        return &e->kv;
+    }
+    if ((c->used + 1) * 4 > c->cap * 3) {
+        grow(p, c);
+        i = probe(c, k->name, k->hash, &tomb);
+    }
+    if (tomb != c->cap)
+        i = tomb;
+    else
+        c->used++;
+    e = apr_palloc(p, sizeof(*e));
+    e->kv.name = keep_or_copy(p, k->name, keep & BW_COLL_KEEP_NAME);
+    e->kv.value = keep_or_copy(p, value, keep & BW_COLL_KEEP_VALUE);
+    e->hash = k->hash;
+    e->sel = k->sel;
+    *(bw_kv_t **)apr_array_push(c->order) = &e->kv;
+    c->slots[i] = (uint32_t)c->order->nelts;
+    return &e->kv;
 }
 
 void bw_coll_set(apr_pool_t *p, bw_coll_t *c, bw_str_t key, bw_str_t value)
 {
-    bw_kv_t **s = slot_for(c, key, 0), *kv = *s;
-    if (kv && kv->name.data) {
-        kv->value = bw_str_n(bw_str_pdup(p, value), value.len);
-        return;
-    }
-    if ((c->used + 1) * 4 > c->cap * 3) {
-        grow(p, c);
-    }
-    s = slot_for(c, key, 1);
-    kv = apr_palloc(p, sizeof(*kv));
-    kv->name = bw_str_n(bw_str_pdup(p, key), key.len);
-    kv->value = bw_str_n(bw_str_pdup(p, value), value.len);
-    if (!*s)
-        c->used++;
-    *s = kv;
-    *(bw_kv_t **)apr_array_push(c->order) = kv;
+    bw_key_t k = bw_key_make(key);
+    bw_coll_put(p, c, &k, value, 0);
+}
+
+void bw_coll_remove(bw_coll_t *c, const bw_key_t *k)
+{
+    size_t tomb, i = probe(c, k->name, k->hash, &tomb);
+    if (c->slots[i])
+        entry_at(c, c->slots[i])->kv.name.data = NULL;   /* the order list skips it */
 }
 
 void bw_coll_unset(bw_coll_t *c, bw_str_t key)
 {
-    bw_kv_t *kv = *slot_for(c, key, 0);
-    if (kv && kv->name.data)
-        kv->name.data = NULL;   /* tombstone; the order list skips it */
+    bw_key_t k = bw_key_make(key);
+    bw_coll_remove(c, &k);
 }
 
 void bw_coll_clear(apr_pool_t *p, bw_coll_t *c)
 {
     c->order = apr_array_make(p, 16, sizeof(bw_kv_t *));
-    table_init(p, c, 32);
+    c->image = NULL;
+    c->sels = NULL;
+    table_init(p, c, MIN_CAP);
 }
 
-bw_coll_image_t *bw_coll_image(apr_pool_t *p, const bw_coll_t *c)
+/* ---- images ------------------------------------------------------------- */
+
+bw_coll_image_t *bw_coll_image(apr_pool_t *p, const bw_coll_t *c, size_t more)
 {
     bw_coll_image_t *im = apr_pcalloc(p, sizeof(*im));
-    int n = c->order->nelts, i;
-    size_t k;
-    im->cap = c->cap;
-    im->used = c->used;
-    im->n = n;
-    im->kv = apr_palloc(p, sizeof(bw_kv_t) * (size_t)(n + 1));
-    im->slot = apr_palloc(p, sizeof(int) * c->cap);
-    for (i = 0; i < n; i++)
-        im->kv[i] = *((bw_kv_t **)c->order->elts)[i];
-    for (k = 0; k < c->cap; k++) {
-        im->slot[k] = -1;
-        for (i = 0; c->slots[k] && i < n; i++)
-            if (((bw_kv_t **)c->order->elts)[i] == c->slots[k])
-                im->slot[k] = i;
+    bw_coll_t t;
+    int i, n = 0;
+    im->ent = apr_palloc(p, sizeof(entry_t) * (size_t)(c->order->nelts + 1));
+    for (i = 0; i < c->order->nelts; i++) {
+        const entry_t *e = (const entry_t *)((bw_kv_t **)c->order->elts)[i];
+        if (e->kv.name.data)
+            im->ent[n++] = *e;
     }
+    im->n = n;
+    /* the table of a collection holding just these, sized for more */
+    memset(&t, 0, sizeof(t));
+    t.order = apr_array_make(p, n + 1, sizeof(bw_kv_t *));
+    for (i = 0; i < n; i++)
+        *(bw_kv_t **)apr_array_push(t.order) = &im->ent[i].kv;
+    t.cap = cap_for((size_t)n + more) / 2;
+    grow(p, &t);
+    im->cap = t.cap;
+    im->used = t.used;
+    im->slots = t.slots;
     return im;
 }
 
 void bw_coll_load_image(apr_pool_t *p, bw_coll_t *c, const bw_coll_image_t *im)
 {
-    bw_kv_t *kv = apr_pmemdup(p, im->kv, sizeof(bw_kv_t) * (size_t)(im->n + 1));
+    entry_t *e = apr_palloc(p, sizeof(entry_t) * (size_t)(im->n + 1));
+    bw_kv_t **ord;
     int i;
-    size_t k;
+    memcpy(e, im->ent, sizeof(entry_t) * (size_t)im->n);
     c->cap = im->cap;
     c->used = im->used;
-    c->slots = apr_palloc(p, sizeof(bw_kv_t *) * im->cap);
-    for (k = 0; k < im->cap; k++)
-        c->slots[k] = im->slot[k] >= 0 ? &kv[im->slot[k]] : NULL;
-    c->order = apr_array_make(p, im->n > 16 ? im->n : 16, sizeof(bw_kv_t *));
+    c->slots = apr_palloc(p, sizeof(uint32_t) * im->cap);
+    memcpy(c->slots, im->slots, sizeof(uint32_t) * im->cap);
+    c->order = apr_array_make(p, im->n + 16 + (int)(im->cap / 4), sizeof(bw_kv_t *));
+    ord = (bw_kv_t **)c->order->elts;
     for (i = 0; i < im->n; i++)
-        *(bw_kv_t **)apr_array_push(c->order) = &kv[i];
+        ord[i] = &e[i].kv;
+    c->order->nelts = im->n;
+    c->image = im;
+    c->sels = NULL;
 }
+
+int bw_coll_image_size(const bw_coll_image_t *im)
+{
+    return im->n;
+}
+
+static void sel_push(apr_pool_t *p, bw_coll_sel_t *s, int idx)
+{
+    if (s->n == s->cap) {
+        int *n = apr_palloc(p, sizeof(int) * (size_t)(s->cap * 2 + 8));
+        if (s->n)
+            memcpy(n, s->idx, sizeof(int) * (size_t)s->n);
+        s->idx = n;
+        s->cap = s->cap * 2 + 8;
+    }
+    s->idx[s->n++] = idx;
+}
+
+/* Does s's regex match name? */
+static int sel_match(const bw_coll_sel_t *s, bw_str_t name, pcre2_match_data *md)
+{
+    return s->lit ? bw_relit_match(s->lit, name) : bw_regex_match(s->re, name, md) > 0;
+}
+
+void bw_coll_image_select(apr_pool_t *p, bw_coll_image_t *im, const pcre2_code *re,
+                          const bw_relit_t *lit, pcre2_match_data *md)
+{
+    bw_coll_sel_t *s;
+    if (!im->sels)
+        im->sels = apr_hash_make(p);
+    if (apr_hash_get(im->sels, &re, sizeof(re)))
+        return;
+    s = apr_pcalloc(p, sizeof(*s));
+    s->re = re;
+    s->lit = lit;
+    s->bit = im->nsels++;
+    for (; s->upto < im->n; s->upto++)
+        if (sel_match(s, im->ent[s->upto].kv.name, md))
+            sel_push(p, s, s->upto);
+    apr_hash_set(im->sels, &s->re, sizeof(s->re), s);
+}
+
+void bw_coll_image_key(apr_pool_t *p, const bw_coll_image_t *im, bw_key_t *k,
+                       pcre2_match_data *md)
+{
+    bw_keysel_t *ks;
+    apr_hash_index_t *hi;
+    if (!im->sels)
+        return;
+    ks = apr_palloc(p, sizeof(*ks));
+    ks->im = im;
+    ks->bits = apr_pcalloc(p, sizeof(uint32_t) * (size_t)(im->nsels / 32 + 1));
+    for (hi = apr_hash_first(p, im->sels); hi; hi = apr_hash_next(hi)) {
+        const bw_coll_sel_t *s = apr_hash_this_val(hi);
+        if (sel_match(s, k->name, md))
+            ks->bits[s->bit / 32] |= (uint32_t)1 << (s->bit % 32);
+    }
+    k->sel = ks;
+}
+
+/* Does the entry at i of c's order belong in s? Its key may know. */
+static int sel_matches(const bw_coll_t *c, const bw_coll_sel_t *s, int i, pcre2_match_data *md)
+{
+    const entry_t *e = (const entry_t *)((bw_kv_t **)c->order->elts)[i];
+    if (!e->kv.name.data)
+        return 0;
+    if (e->sel && s->bit >= 0 && e->sel->im == c->image)
+        return (e->sel->bits[s->bit / 32] >> (s->bit % 32)) & 1;
+    return sel_match(s, e->kv.name, md);
+}
+
+/* A new selection of re in c: what the image c started from knows, or
+ * nothing yet. */
+static bw_coll_sel_t *sel_new(apr_pool_t *p, bw_coll_t *c, const pcre2_code *re,
+                              const bw_relit_t *lit)
+{
+    bw_coll_sel_t *s = apr_pcalloc(p, sizeof(*s));
+    const bw_coll_sel_t *base = c->image && c->image->sels
+                              ? apr_hash_get(c->image->sels, &re, sizeof(re)) : NULL;
+    s->re = re;
+    s->lit = lit;
+    s->bit = -1;
+    if (base) {
+        s->bit = base->bit;
+        s->upto = base->upto;
+        s->n = base->n;
+        s->cap = base->n + 8;
+        s->idx = apr_palloc(p, sizeof(int) * (size_t)s->cap);
+        if (base->n)
+            memcpy(s->idx, base->idx, sizeof(int) * (size_t)base->n);
+    }
+    if (!c->sels)
+        c->sels = apr_array_make(p, 8, sizeof(bw_coll_sel_t *));
+    *(bw_coll_sel_t **)apr_array_push(c->sels) = s;
+    return s;
+}
+
+const bw_coll_sel_t *bw_coll_select(apr_pool_t *p, bw_coll_t *c, const pcre2_code *re,
+                                    const bw_relit_t *lit, pcre2_match_data *md)
+{
+    bw_coll_sel_t *s = NULL;
+    int i;
+    for (i = 0; c->sels && i < c->sels->nelts; i++)
+        if (((bw_coll_sel_t **)c->sels->elts)[i]->re == re) {
+            s = ((bw_coll_sel_t **)c->sels->elts)[i];
+            break;
+        }
+    if (!s)
+        s = sel_new(p, c, re, lit);
+    /* a name is matched when first seen; one unset before that is never
+     * listed again, whatever it matched */
+    for (; s->upto < c->order->nelts; s->upto++)
+        if (sel_matches(c, s, s->upto, md))
+            sel_push(p, s, s->upto);
+    return s;
+}
+
+/* ---- numbers ------------------------------------------------------------- */
 
 long bw_str_to_num(bw_str_t s)
 {
@@ -158,4 +421,20 @@ long bw_str_to_num(bw_str_t s)
     while (i < s.len && s.data[i] >= '0' && s.data[i] <= '9' && v < 100000000000L)
         v = v * 10 + (s.data[i++] - '0');
     return neg ? -v : v;
+}
+
+bw_str_t bw_num_str(apr_pool_t *p, long v)
+{
+    char buf[24], *e = buf + sizeof(buf), *q = e, *out;
+    unsigned long u = v < 0 ? 0UL - (unsigned long)v : (unsigned long)v;
+    do {
+        *--q = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0)
+        *--q = '-';
+    out = apr_palloc(p, (size_t)(e - q) + 1);
+    memcpy(out, q, (size_t)(e - q));
+    out[e - q] = '\0';
+    return bw_str_n(out, (size_t)(e - q));
 }

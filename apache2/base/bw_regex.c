@@ -3,6 +3,8 @@
  * SecAuditLogRelevantStatus…). Compiled once with JIT; the code is freed
  * with the pool that owns it. Operators have their own compile in op_rx.c.
  */
+#include <string.h>
+#include <ctype.h>
 #include "base/bw_regex.h"
 
 static apr_status_t free_code(void *data)
@@ -38,4 +40,119 @@ int bw_regex_match(const pcre2_code *re, bw_str_t s, pcre2_match_data *md)
     if (own)
         pcre2_match_data_free(own);
     return rc >= 0 ? 1 : (rc == PCRE2_ERROR_NOMATCH ? 0 : -1);
+}
+
+/* ---- literal regexes ------------------------------------------------------ */
+
+/* One atom of a pattern: a byte (or any byte, for '.') and how often. */
+typedef struct {
+    int ch;                     /* -1: '.' */
+    char quant;                 /* 1, '*' or '?' */
+} atom_t;
+
+static inline unsigned char fold(unsigned char c)
+{
+    return (c >= 'A' && c <= 'Z') ? (unsigned char)(c + 32) : c;
+}
+
+/* pattern as atoms, or -1 when it holds anything else: a class, a group,
+ * an alternation, a counted or '+' repeat, an escape that is no byte. */
+static int atoms_of(const char *s, atom_t *a, int max, int *head, int *tail)
+{
+    int n = 0;
+    *head = *s == '^';
+    *tail = 0;
+    s += *head;
+    while (*s) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '*' || c == '?') {
+            if (!n || a[n - 1].quant != 1)
+                return -1;
+            a[n - 1].quant = (char)c;
+            s++;
+            continue;
+        }
+        if (c == '$') {
+            if (s[1])
+                return -1;
+            *tail = 1;
+            break;
+        }
+        if (n == max)
+            return -1;
+        if (c == '\\') {
+            c = (unsigned char)s[1];
+            if (!c || (c < 128 && isalnum(c)))
+                return -1;   /* \d, \x41, \1…: no single byte */
+            a[n].ch = c;
+            s += 2;
+        } else if (c == '.') {
+            a[n].ch = -1;
+            s++;
+        } else if (strchr("[](){}|+^", c)) {
+            return -1;
+        } else {
+            a[n].ch = c;
+            s++;
+        }
+        a[n].quant = 1;
+        n++;
+    }
+    return n;
+}
+
+const bw_relit_t *bw_relit_compile(apr_pool_t *p, const char *pattern, int caseless)
+{
+    atom_t a[256];
+    int head, tail, n = atoms_of(pattern, a, 256, &head, &tail), lo = 0, i;
+    bw_relit_t *l;
+    char *buf;
+    if (n < 0)
+        return NULL;
+    /* an optional atom at an end nothing anchors matches nothing: drop it */
+    while (!tail && n > lo && a[n - 1].quant != 1)
+        n--;
+    while (!head && lo < n && a[lo].quant != 1)
+        lo++;
+    for (i = lo; i < n; i++)
+        if (a[i].quant != 1 || a[i].ch < 0)
+            return NULL;
+    l = apr_pcalloc(p, sizeof(*l));
+    buf = apr_palloc(p, (size_t)(n - lo) + 1);
+    for (i = lo; i < n; i++)
+        buf[i - lo] = (char)(caseless ? fold((unsigned char)a[i].ch) : a[i].ch);
+    buf[n - lo] = '\0';
+    l->lit = bw_str_n(buf, (size_t)(n - lo));
+    l->head = head;
+    l->tail = tail;
+    l->caseless = caseless;
+    return l;
+}
+
+static int same_at(const bw_relit_t *l, const char *s)
+{
+    size_t i;
+    if (!l->caseless)
+        return !memcmp(s, l->lit.data, l->lit.len);
+    for (i = 0; i < l->lit.len; i++)
+        if (fold((unsigned char)s[i]) != (unsigned char)l->lit.data[i])
+            return 0;
+    return 1;
+}
+
+int bw_relit_match(const bw_relit_t *l, bw_str_t s)
+{
+    size_t n = l->lit.len, i;
+    if (s.len < n)
+        return 0;
+    if (l->head && l->tail)
+        return s.len == n && same_at(l, s.data);
+    if (l->head)
+        return same_at(l, s.data);
+    if (l->tail)
+        return same_at(l, s.data + s.len - n);
+    for (i = 0; i + n <= s.len; i++)
+        if (same_at(l, s.data + i))
+            return 1;
+    return 0;
 }

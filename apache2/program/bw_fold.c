@@ -446,7 +446,7 @@ static int apply_setvar(fold_t *f, dec_t *d, const bw_setvar_t *sv)
     }
     fx = apr_array_push(d->fx);
     fx->unset = sv->op == BW_SV_DEL;
-    fx->name = name;
+    fx->key.name = name;
     fx->value = val;
     if (fx->unset)
         st_put(f->tmp, d->st, lk, KV_ABSENT, bw_str_n("", 0), bw_str_n("", 0));
@@ -590,7 +590,8 @@ static void fold_slot(fold_t *f, bw_slot_t *s, const dec_t *d, int next)
     s->fx = apr_palloc(f->p, sizeof(bw_fold_fx_t) * (size_t)(s->nfx + 1));
     for (i = 0; i < s->nfx; i++) {
         bw_fold_fx_t fx = ((bw_fold_fx_t *)d->fx->elts)[i];
-        fx.name = bw_str_n(apr_pmemdup(f->p, fx.name.data, fx.name.len + 1), fx.name.len);
+        fx.key = bw_key_make(bw_str_n(apr_pmemdup(f->p, fx.key.name.data, fx.key.name.len + 1),
+                                      fx.key.name.len));
         fx.value = bw_str_n(apr_pmemdup(f->p, fx.value.data, fx.value.len + 1), fx.value.len);
         ((bw_fold_fx_t *)s->fx)[i] = fx;
     }
@@ -644,6 +645,57 @@ static void fold_phase(fold_t *f, int ph, const fstate_t *entry, fstate_t **end,
         (*end)->all_unknown = 1;   /* no path ends the phase: nothing follows it, say so */
 }
 
+/* What a transaction does with TX past the image, seen once here: how
+ * many keys it may add (one per distinct constant name a setvar names,
+ * the captures, room for names built from macros), returned; the
+ * TX:/regex/ targets it reads, into sels (bw_target_t*). */
+static size_t tx_beyond_image(fold_t *f, const bw_coll_t *tx, apr_array_header_t *sels)
+{
+    apr_hash_t *seen = apr_hash_make(f->tmp);
+    size_t more = 10 + 16;
+    int ph, i, k;
+    for (ph = 1; ph <= BW_PHASES; ph++) {
+        const apr_array_header_t *arr = f->prog->phase[ph];
+        for (i = 0; i < arr->nelts; i++) {
+            const bw_rule_t *r = ((bw_rule_t **)arr->elts)[i];
+            for (; r && r->kind != BW_RULE_MARKER; r = r->chain_next) {
+                for (k = 0; k < r->targets->nelts; k++) {
+                    const bw_target_t *t = &((const bw_target_t *)r->targets->elts)[k];
+                    if (t->var->id == BW_V_TX && t->selector_re && !t->is_exclusion)
+                        *(const bw_target_t **)apr_array_push(sels) = t;
+                }
+                for (k = 0; k < r->run_actions->nelts; k++) {
+                    const bw_action_t *a = &((const bw_action_t *)r->run_actions->elts)[k];
+                    const bw_setvar_t *sv = a->data;
+                    const char *lk;
+                    if (a->def->op != BW_A_SETVAR || strcmp(sv->coll, "TX") || sv->name->has_vars)
+                        continue;
+                    lk = lower(f->tmp, sv->key.name);
+                    if (apr_hash_get(seen, lk, APR_HASH_KEY_STRING) || bw_coll_find(tx, &sv->key))
+                        continue;
+                    apr_hash_set(seen, lk, APR_HASH_KEY_STRING, "");
+                    more++;
+                }
+            }
+        }
+    }
+    return more;
+}
+
+/* The keys folded slots set, matched against the image's selections
+ * once, here: a transaction that sets them does not run PCRE2 on them. */
+static void fx_selections(fold_t *f, const bw_coll_image_t *im)
+{
+    int ph, i, k;
+    for (ph = 1; ph <= BW_PHASES; ph++)
+        for (i = 0; i < f->prog->code[ph].n; i++) {
+            const bw_slot_t *s = &f->prog->code[ph].slots[i];
+            for (k = 0; s->kind == BW_SLOT_APPLY && k < s->nfx; k++)
+                if (!s->fx[k].unset)   /* the program's own, built above */
+                    bw_coll_image_key(f->p, im, &((bw_fold_fx_t *)s->fx)[k].key, f->md);
+        }
+}
+
 /* The decided slots at the start of phase 1 leave TX the same in every
  * transaction: build that TX once; the executor loads it and starts at
  * the first slot that is not decided. */
@@ -652,23 +704,33 @@ static void phase1_image(fold_t *f)
     bw_program_t *prog = f->prog;
     const bw_code_t *code = &prog->code[1];
     bw_coll_t *tx = bw_coll_create(f->p, "TX");
-    int i = 0;
+    apr_array_header_t *sels = apr_array_make(f->tmp, 8, sizeof(const bw_target_t *));
+    bw_coll_image_t *im;
+    int i = 0, k;
     while (i < code->n && (code->slots[i].kind == BW_SLOT_NOP
                            || code->slots[i].kind == BW_SLOT_APPLY)) {
         const bw_slot_t *s = &code->slots[i];
-        int k;
         for (k = 0; s->kind == BW_SLOT_APPLY && k < s->nfx; k++) {
             if (s->fx[k].unset)
-                bw_coll_unset(tx, s->fx[k].name);
+                bw_coll_remove(tx, &s->fx[k].key);
             else
-                bw_coll_set(f->p, tx, s->fx[k].name, s->fx[k].value);
+                bw_coll_put(f->p, tx, &s->fx[k].key, s->fx[k].value,
+                            BW_COLL_KEEP_NAME | BW_COLL_KEEP_VALUE);
         }
         if (s->kind == BW_SLOT_APPLY && s->replay_mv)
             prog->start_mv = s;
         i = s->next;
     }
     prog->phase1_start = i;
-    prog->tx_image = bw_coll_image(f->p, tx);
+    /* the image is sized for what comes after it, and knows which of
+     * its names every TX:/regex/ target selects */
+    im = bw_coll_image(f->p, tx, tx_beyond_image(f, tx, sels));
+    for (k = 0; k < sels->nelts; k++) {
+        const bw_target_t *t = ((const bw_target_t **)sels->elts)[k];
+        bw_coll_image_select(f->p, im, t->selector_re, t->selector_lit, f->md);
+    }
+    fx_selections(f, im);
+    prog->tx_image = im;
 }
 
 static int same_rules(const apr_array_header_t *a, const apr_array_header_t *b)

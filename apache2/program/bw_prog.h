@@ -124,7 +124,8 @@ enum {
 /* A TX change a folded rule makes, computed at start-up. */
 typedef struct bw_fold_fx_s {
     int unset;
-    bw_str_t name, value;
+    bw_key_t key;                /* the name, hashed */
+    bw_str_t value;
 } bw_fold_fx_t;
 
 /* One starter of a phase. */

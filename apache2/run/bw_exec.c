@@ -628,9 +628,10 @@ static void apply_slot(bw_tx_t *tx, const bw_slot_t *s)
     int k;
     for (k = 0; k < s->nfx; k++) {
         if (s->fx[k].unset)
-            bw_coll_unset(tx->tx_coll, s->fx[k].name);
-        else
-            bw_coll_set(tx->pool, tx->tx_coll, s->fx[k].name, s->fx[k].value);
+            bw_coll_remove(tx->tx_coll, &s->fx[k].key);
+        else   /* the program's strings outlive the transaction */
+            bw_coll_put(tx->pool, tx->tx_coll, &s->fx[k].key, s->fx[k].value,
+                        BW_COLL_KEEP_NAME | BW_COLL_KEEP_VALUE);
     }
     if (s->replay_mv) {
         tx->matched_var = s->mv;

@@ -8,13 +8,21 @@
 
 static bw_str_t part_value(bw_tx_t *tx, const bw_macro_part_t *mp)
 {
-    apr_array_header_t *vals;
+    apr_array_header_t *vals = tx->macro_vals;
     if (mp->var->flags & BW_VAR_TX_COLL) {
         bw_coll_t *c = bw_tx_collection(tx, mp->var->name, 0);
-        const bw_kv_t *kv = c ? bw_coll_get(c, mp->key) : NULL;
+        bw_key_t k;
+        const bw_kv_t *kv;
+        k.name = mp->key;
+        k.hash = mp->key_hash;
+        k.sel = NULL;
+        kv = c ? bw_coll_find(c, &k) : NULL;
         return kv ? kv->value : bw_str_n("", 0);
     }
-    vals = apr_array_make(tx->pool, 2, sizeof(bw_varval_t));
+    /* scratch the transaction reuses: only the first value is wanted */
+    if (!vals)
+        vals = tx->macro_vals = apr_array_make(tx->pool, 4, sizeof(bw_varval_t));
+    vals->nelts = 0;
     bw_var_generate(tx, mp->var, mp->key, vals);
     if (!vals->nelts)
         return bw_str_n("", 0);

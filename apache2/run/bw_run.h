@@ -153,6 +153,7 @@ struct bw_tx_s {
     /* scratch */
     apr_array_header_t *vals;          /* bw_varval_t, reused per target list */
     apr_array_header_t *vals_tmp;      /* bw_varval_t, building a source */
+    apr_array_header_t *macro_vals;    /* bw_varval_t, a macro part's values (made when needed) */
     pcre2_match_data *md;
     pcre2_match_context *mctx;
     apr_pool_t *scratch;

@@ -9,31 +9,43 @@
 #include "run/bw_run.h"
 
 
+/* Does expanding m give a string that outlives the transaction's
+ * collections and is never written (a constant, a buffer made for it, a
+ * keyed collection's value), so that storing it needs no copy? */
+static unsigned kept(const bw_macro_t *m, unsigned flag)
+{
+    return !m->has_vars || m->nparts > 1 || (m->parts[0].var->flags & BW_VAR_TX_COLL) ? flag : 0;
+}
+
 static void x_setvar(bw_tx_t *tx, const bw_rule_t *rule, const bw_action_t *a)
 {
     const bw_setvar_t *sv = a->data;
     bw_coll_t *c = bw_tx_collection(tx, sv->coll, 1);
-    bw_str_t name = bw_macro_expand(tx, sv->name), val;
+    bw_key_t key = sv->key;          /* hashed at start-up when constant */
+    unsigned keep = kept(sv->name, BW_COLL_KEEP_NAME);
+    bw_str_t val;
     long cur;
 
+    if (sv->name->has_vars)
+        key = bw_key_make(bw_macro_expand(tx, sv->name));
     if (sv->op == BW_SV_DEL) {
-        bw_coll_unset(c, name);
-        bw_persist_mark_set(tx, c, name);
+        bw_coll_remove(c, &key);
+        bw_persist_mark_set(tx, c, key.name);
         return;
     }
     val = bw_macro_expand(tx, sv->value);
     if (sv->op == BW_SV_SET) {
-        bw_coll_set(tx->pool, c, name, val);
-        bw_persist_mark_set(tx, c, name);
+        bw_coll_put(tx->pool, c, &key, val, keep | kept(sv->value, BW_COLL_KEEP_VALUE));
+        bw_persist_mark_set(tx, c, key.name);
         return;
     }
     {
-        const bw_kv_t *kv = bw_coll_get(c, name);
+        const bw_kv_t *kv = bw_coll_find(c, &key);
         cur = kv ? bw_str_to_num(kv->value) : 0;
     }
     bw_persist_mark_delta(c);
     cur = sv->op == BW_SV_ADD ? cur + bw_str_to_num(val) : cur - bw_str_to_num(val);
-    bw_coll_set(tx->pool, c, name, bw_str_make(apr_ltoa(tx->pool, cur)));
+    bw_coll_put(tx->pool, c, &key, bw_num_str(tx->pool, cur), keep | BW_COLL_KEEP_VALUE);
 }
 
 static void x_setenv(bw_tx_t *tx, const bw_rule_t *rule, const bw_action_t *a)
@@ -60,7 +72,7 @@ static void x_coll_timed(bw_tx_t *tx, const bw_rule_t *rule, const bw_action_t *
     if (sv->op == BW_SV_SET) {
         /* expirevar: NAME disappears when the record is next read after now+N */
         bw_str_t key = bw_str_make(apr_pstrcat(tx->pool, "__expire_", bw_str_pdup(tx->pool, name), NULL));
-        bw_coll_set(tx->pool, c, key, bw_str_make(apr_ltoa(tx->pool, now + bw_str_to_num(val))));
+        bw_coll_set(tx->pool, c, key, bw_num_str(tx->pool, now + bw_str_to_num(val)));
         bw_persist_mark_set(tx, c, key);
         return;
     }
@@ -74,7 +86,7 @@ static void x_coll_timed(bw_tx_t *tx, const bw_rule_t *rule, const bw_action_t *
         if (!cur || per <= 0 || elapsed < per)
             return;
         v = bw_str_to_num(cur->value) - n * (elapsed / per);
-        bw_coll_set(tx->pool, c, name, bw_str_make(apr_ltoa(tx->pool, v < 0 ? 0 : v)));
+        bw_coll_set(tx->pool, c, name, bw_num_str(tx->pool, v < 0 ? 0 : v));
         bw_persist_mark_set(tx, c, name);
     }
 }

@@ -37,7 +37,10 @@ void bw_tx_log_message(bw_tx_t *tx, int level, const char *fmt, ...)
 
 bw_coll_t *bw_tx_collection(bw_tx_t *tx, const char *name, int create)
 {
-    bw_coll_t *c = apr_hash_get(tx->colls, name, APR_HASH_KEY_STRING);
+    bw_coll_t *c;
+    if (tx->tx_coll && name[0] == 'T' && name[1] == 'X' && !name[2])
+        return tx->tx_coll;   /* most of the lookups, without hashing */
+    c = apr_hash_get(tx->colls, name, APR_HASH_KEY_STRING);
     if (!c && create) {
         c = bw_coll_create(tx->pool, name);
         apr_hash_set(tx->colls, name, APR_HASH_KEY_STRING, c);

@@ -152,6 +152,7 @@ typedef struct bw_macro_part_s {
     bw_str_t literal;               /* when var == NULL */
     const bw_var_def_t *var;
     bw_str_t key;
+    uint32_t key_hash;              /* bw_key_hash(key) (base/bw_coll.h) */
 } bw_macro_part_t;
 
 typedef struct bw_macro_s {
@@ -172,7 +173,9 @@ int bw_macro_text_has_vars(const char *text);
 typedef struct bw_target_s {
     const bw_var_def_t *var;
     bw_str_t selector;          /* literal selector (empty: none) */
+    uint32_t selector_hash;     /* bw_key_hash(selector) (base/bw_coll.h) */
     pcre2_code *selector_re;    /* /regex/ selector */
+    const bw_relit_t *selector_lit; /* its literal form, when it has one */
     const bw_macro_t *selector_macro; /* selector with %{…} (rare) */
     int is_count;
     int is_exclusion;
@@ -184,5 +187,7 @@ const char *bw_targets_parse(apr_pool_t *p, const char *text,
 
 /* Does target t (an exclusion or a ctl:ruleRemoveTarget) cover value v? */
 int bw_target_covers(const bw_target_t *t, const bw_varval_t *v, pcre2_match_data *md);
+/* Does t's /regex/ selector match name? */
+int bw_target_selects(const bw_target_t *t, bw_str_t name, pcre2_match_data *md);
 
 #endif /* BW_VAR_H */

@@ -7,6 +7,7 @@
  * stays as written, as it does in ModSecurity.
  */
 #include <string.h>
+#include "base/bw_coll.h"
 #include "variables/bw_var.h"
 
 int bw_macro_text_has_vars(const char *text)
@@ -56,6 +57,7 @@ const bw_macro_t *bw_macro_compile(apr_pool_t *p, const char *text, char **err)
             if (dot)
                 mp->key = bw_str_n(apr_pstrndup(p, dot + 1, (size_t)(end - dot - 1)),
                                    (size_t)(end - dot - 1));
+            mp->key_hash = bw_key_hash(mp->key);
             m->has_vars = 1;
         }
         s = lit = end + 1;

@@ -6,6 +6,7 @@
  */
 #include <string.h>
 #include <ctype.h>
+#include "base/bw_coll.h"
 #include "variables/bw_var.h"
 
 /* The end of a /regex/ selector starting at open: the first unescaped '/'
@@ -102,6 +103,7 @@ static const char *parse_one(apr_pool_t *p, const char *s, size_t len, bw_target
             return apr_psprintf(p, "empty selector after %s:", t->var->name);
         if (!strcmp(t->var->name, "XML") || slen < 2 || sel[0] != '/' || sel[slen - 1] != '/') {
             t->selector = bw_str_n(apr_pstrndup(p, sel, slen), slen);
+            t->selector_hash = bw_key_hash(t->selector);
             if (bw_macro_text_has_vars(t->selector.data)) {
                 t->selector_macro = bw_macro_compile(p, t->selector.data, &err);
                 if (!t->selector_macro)
@@ -113,6 +115,7 @@ static const char *parse_one(apr_pool_t *p, const char *s, size_t len, bw_target
         t->selector_re = bw_regex_compile(p, apr_pstrndup(p, sel + 1, slen - 2), 1, &err);
         if (!t->selector_re)
             return apr_psprintf(p, "%s: bad regex selector %.*s: %s", t->var->name, (int)slen, sel, err);
+        t->selector_lit = bw_relit_compile(p, apr_pstrndup(p, sel + 1, slen - 2), 1);
     }
     return NULL;
 }
@@ -139,10 +142,16 @@ int bw_target_covers(const bw_target_t *t, const bw_varval_t *v, pcre2_match_dat
     if (t->var != v->var)
         return 0;
     if (t->selector_re)
-        return bw_regex_match(t->selector_re, v->key, md) > 0;
+        return bw_target_selects(t, v->key, md);
     if (!t->selector.len)
         return 1;
     return bw_str_eq_ci(t->selector, v->key);
+}
+
+int bw_target_selects(const bw_target_t *t, bw_str_t name, pcre2_match_data *md)
+{
+    return t->selector_lit ? bw_relit_match(t->selector_lit, name)
+                           : bw_regex_match(t->selector_re, name, md) > 0;
 }
 
 const char *bw_varval_name(apr_pool_t *p, const bw_varval_t *v)

@@ -1,0 +1,338 @@
+/*
+ * Base-layer tests: keyed collections (case-insensitive keys that keep
+ * their first spelling, insertion order, unset and set again, growth,
+ * images, kept strings), regex selections kept up to date against a
+ * plain PCRE2 run over the order, literal regexes against PCRE2, numbers.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <limits.h>
+#include <apr_general.h>
+#include "base/bw_coll.h"
+
+static apr_pool_t *pool;
+
+static void setup(void)
+{
+    apr_pool_create(&pool, NULL);
+}
+
+static void teardown(void)
+{
+    apr_pool_destroy(pool);
+}
+
+static const char *val(const bw_coll_t *c, const char *name)
+{
+    const bw_kv_t *kv = bw_coll_get(c, bw_str_make(name));
+    return kv ? bw_str_pdup(pool, kv->value) : NULL;
+}
+
+/* The set names in order, joined with ','. */
+static const char *names(const bw_coll_t *c)
+{
+    char *out = "";
+    int i;
+    for (i = 0; i < c->order->nelts; i++) {
+        const bw_kv_t *kv = ((const bw_kv_t **)c->order->elts)[i];
+        if (kv->name.data)
+            out = apr_pstrcat(pool, out, *out ? "," : "", bw_str_pdup(pool, kv->name), NULL);
+    }
+    return out;
+}
+
+START_TEST(test_set_get)
+{
+    bw_coll_t *c = bw_coll_create(pool, "TX");
+    bw_coll_set(pool, c, bw_str_make("Score"), bw_str_make("1"));
+    bw_coll_set(pool, c, bw_str_make("other"), bw_str_make("x"));
+    bw_coll_set(pool, c, bw_str_make("SCORE"), bw_str_make("2"));
+    ck_assert_str_eq(val(c, "score"), "2");
+    ck_assert_str_eq(names(c), "Score,other");     /* the first spelling stays */
+    ck_assert_ptr_null(val(c, "scor"));
+    ck_assert_ptr_null(val(c, "scoree"));
+    bw_coll_unset(c, bw_str_make("sCoRe"));
+    ck_assert_ptr_null(val(c, "score"));
+    ck_assert_str_eq(names(c), "other");
+    bw_coll_set(pool, c, bw_str_make("score"), bw_str_make("3"));
+    ck_assert_str_eq(names(c), "other,score");     /* set again: at the end */
+    ck_assert_str_eq(val(c, "SCORE"), "3");
+    bw_coll_set(pool, c, bw_str_make(""), bw_str_make("empty"));
+    ck_assert_str_eq(val(c, ""), "empty");
+}
+END_TEST
+
+START_TEST(test_binary_names)
+{
+    bw_coll_t *c = bw_coll_create(pool, "TX");
+    bw_coll_set(pool, c, bw_str_n("a\0b", 3), bw_str_make("1"));
+    bw_coll_set(pool, c, bw_str_n("a\0c", 3), bw_str_make("2"));
+    ck_assert_str_eq(bw_str_pdup(pool, bw_coll_get(c, bw_str_n("A\0B", 3))->value), "1");
+    ck_assert_str_eq(bw_str_pdup(pool, bw_coll_get(c, bw_str_n("a\0c", 3))->value), "2");
+    ck_assert_ptr_null(bw_coll_get(c, bw_str_n("a", 1)));
+}
+END_TEST
+
+/* Many keys, unset and set again in turns: the table grows and keeps
+ * tombstones, and still finds everything a plain list would. */
+START_TEST(test_growth)
+{
+    bw_coll_t *c = bw_coll_create(pool, "TX");
+    int i, present[3000];
+    char name[32];
+    memset(present, 0, sizeof(present));
+    for (i = 0; i < 20000; i++) {
+        int k = (int)((i * 7919u) % 3000);
+        snprintf(name, sizeof name, (i & 1) ? "Key_%d" : "KEY_%d", k);
+        if (i % 3 == 2) {
+            bw_coll_unset(c, bw_str_make(name));
+            present[k] = 0;
+        } else {
+            bw_coll_set(pool, c, bw_str_make(name), bw_str_make(apr_itoa(pool, i)));
+            present[k] = i + 1;
+        }
+    }
+    for (i = 0; i < 3000; i++) {
+        snprintf(name, sizeof name, "key_%d", i);
+        if (present[i])
+            ck_assert_str_eq(val(c, name), apr_itoa(pool, present[i] - 1));
+        else
+            ck_assert_ptr_null(val(c, name));
+    }
+}
+END_TEST
+
+START_TEST(test_put_keeps)
+{
+    bw_coll_t *c = bw_coll_create(pool, "TX");
+    static const char name[] = "kept", value[] = "constant";
+    char buf[8] = "copied";
+    bw_key_t k = bw_key_make(bw_str_make(name));
+    const bw_kv_t *kv = bw_coll_put(pool, c, &k, bw_str_make(value),
+                                    BW_COLL_KEEP_NAME | BW_COLL_KEEP_VALUE);
+    ck_assert_ptr_eq(kv->name.data, name);
+    ck_assert_ptr_eq(kv->value.data, value);
+    kv = bw_coll_put(pool, c, &k, bw_str_make(buf), 0);
+    buf[0] = 'X';
+    ck_assert_str_eq(kv->value.data, "copied");
+    ck_assert_uint_eq(bw_key_hash(bw_str_make("MiXeD_Case")), bw_key_hash(bw_str_make("mixed_case")));
+    ck_assert_ptr_eq(bw_coll_find(c, &k), kv);
+}
+END_TEST
+
+/* The hash folds ASCII letters and nothing else, at every place of a
+ * name of every length. */
+START_TEST(test_hash_case)
+{
+    char a[40], b[40];
+    int c, len, at;
+    for (len = 1; len < 40; len++)
+        for (c = 0; c < 256; c++) {
+            at = (c * 7) % len;
+            memset(a, 'q', (size_t)len);
+            memcpy(b, a, (size_t)len);
+            a[at] = (char)c;
+            b[at] = (char)((c >= 'A' && c <= 'Z') ? c + 32 : c);
+            ck_assert_uint_eq(bw_key_hash(bw_str_n(a, (size_t)len)), bw_key_hash(bw_str_n(b, (size_t)len)));
+            if (c >= 0xc0 && c <= 0xda) {   /* no letters outside ASCII */
+                b[at] = (char)(c + 32);
+                ck_assert_uint_ne(bw_key_hash(bw_str_n(a, (size_t)len)),
+                                  bw_key_hash(bw_str_n(b, (size_t)len)));
+            }
+        }
+    ck_assert_uint_ne(bw_key_hash(bw_str_n("a", 1)), bw_key_hash(bw_str_n("a\0", 2)));
+}
+END_TEST
+
+START_TEST(test_image)
+{
+    bw_coll_t *src = bw_coll_create(pool, "TX"), *a = bw_coll_create(pool, "TX");
+    bw_coll_image_t *im;
+    int i;
+    for (i = 0; i < 40; i++)
+        bw_coll_set(pool, src, bw_str_make(apr_psprintf(pool, "Name_%d", i)), bw_str_make("v"));
+    bw_coll_unset(src, bw_str_make("name_3"));
+    im = bw_coll_image(pool, src, 100);
+    ck_assert_int_eq(bw_coll_image_size(im), 39);
+    bw_coll_set(pool, a, bw_str_make("gone"), bw_str_make("1"));
+    bw_coll_load_image(pool, a, im);
+    ck_assert_ptr_null(val(a, "gone"));
+    ck_assert_ptr_null(val(a, "name_3"));
+    ck_assert_str_eq(val(a, "NAME_39"), "v");
+    bw_coll_set(pool, a, bw_str_make("name_0"), bw_str_make("changed"));
+    bw_coll_set(pool, a, bw_str_make("name_3"), bw_str_make("back"));
+    ck_assert_str_eq(val(a, "name_0"), "changed");
+    /* a second load starts from the image again: nothing was shared */
+    bw_coll_load_image(pool, a, im);
+    ck_assert_str_eq(val(a, "name_0"), "v");
+    ck_assert_ptr_null(val(a, "name_3"));
+    ck_assert_str_eq(names(a), names(src));
+}
+END_TEST
+
+/* ---- selections -------------------------------------------------------- */
+
+static const char *const sel_patterns[] = {
+    "^header_name_", "^MSC_", "score", "_pl[12]$", "(?:a|b)_x", NULL
+};
+
+/* The selection of re in c against PCRE2 over the order. */
+static void check_selection(bw_coll_t *c, const pcre2_code *re, const bw_relit_t *lit)
+{
+    const bw_coll_sel_t *s = bw_coll_select(pool, c, re, lit, NULL);
+    bw_kv_t **ord = (bw_kv_t **)c->order->elts;
+    int i, k = 0;
+    for (i = 0; i < c->order->nelts; i++) {
+        int want = ord[i]->name.data && bw_regex_match(re, ord[i]->name, NULL) > 0;
+        while (k < s->n && !ord[s->idx[k]]->name.data)
+            k++;
+        if (want) {
+            ck_assert_int_lt(k, s->n);
+            ck_assert_int_eq(s->idx[k], i);
+            k++;
+        }
+    }
+    while (k < s->n && !ord[s->idx[k]]->name.data)
+        k++;
+    ck_assert_int_eq(k, s->n);
+}
+
+START_TEST(test_selections)
+{
+    static const char *const keys[] = {
+        "header_name_host", "anomaly_score_pl1", "MSC_PCRE_LIMITS_EXCEEDED", "score",
+        "Header_Name_Cookie", "a_x", "b_x", "c_x", "x_pl2", "msc", "inbound_score",
+        "header_name_", NULL
+    };
+    bw_coll_t *src = bw_coll_create(pool, "TX"), *c = bw_coll_create(pool, "TX");
+    const pcre2_code *re[8];
+    const bw_relit_t *lit[8];
+    bw_coll_image_t *im;
+    bw_key_t fx = bw_key_make(bw_str_make("header_name_folded"));
+    char *err = NULL;
+    int n, i, r;
+    for (n = 0; sel_patterns[n]; n++) {
+        re[n] = bw_regex_compile(pool, sel_patterns[n], 1, &err);
+        lit[n] = bw_relit_compile(pool, sel_patterns[n], 1);
+    }
+    ck_assert_ptr_nonnull(lit[0]);
+    ck_assert_ptr_null(lit[4]);
+    for (i = 0; i < 6; i++)
+        bw_coll_set(pool, src, bw_str_make(keys[i]), bw_str_make("1"));
+    im = bw_coll_image(pool, src, 10);
+    for (r = 0; r < n - 1; r++)       /* the last one only at run time */
+        bw_coll_image_select(pool, im, re[r], lit[r], NULL);
+    bw_coll_image_key(pool, im, &fx, NULL);
+    bw_coll_load_image(pool, c, im);
+    for (r = 0; r < n; r++)
+        check_selection(c, re[r], lit[r]);
+    /* grow, unset, set again, a key that knows its answers: each
+     * selection only looks at what is new */
+    for (i = 6; keys[i]; i++) {
+        bw_coll_set(pool, c, bw_str_make(keys[i]), bw_str_make("2"));
+        if (i % 2)
+            bw_coll_unset(c, bw_str_make(keys[i - 5]));
+        if (i == 8)
+            bw_coll_put(pool, c, &fx, bw_str_make("f"), BW_COLL_KEEP_NAME | BW_COLL_KEEP_VALUE);
+        for (r = 0; r < n; r++)
+            check_selection(c, re[r], lit[r]);
+    }
+    bw_coll_set(pool, c, bw_str_make(keys[1]), bw_str_make("again"));
+    for (r = 0; r < n; r++)
+        check_selection(c, re[r], lit[r]);
+}
+END_TEST
+
+/* ---- literal regexes ------------------------------------------------------ */
+
+/* Patterns with a literal form (1) or without (0); every one is checked
+ * against PCRE2 over the subjects below, caseless and not. */
+static const struct { const char *re; int literal; } relits[] = {
+    { "^header_name_", 1 }, { "^MSC_", 1 }, { "LEAKAGE\\/ERRORS", 1 },
+    { "AVAILABILITY\\/APP_NOT_AVAIL", 1 }, { "MULTIPART_HEADERS_CONTENT_TYPES_*", 1 },
+    { "paramcounter_.*", 1 }, { ".*rfi_parameter_.*", 1 }, { "abc$", 1 }, { "^abc$", 1 },
+    { "^$", 1 }, { "", 1 }, { "a\\.b", 1 }, { "a b#c", 1 }, { "x?abc", 1 }, { "abc?", 1 },
+    { "a.c", 0 }, { "^a*b", 0 }, { "ab*c", 0 }, { "ab*$", 0 }, { "a+", 0 }, { "a|b", 0 },
+    { "[ab]", 0 }, { "(ab)", 0 }, { "a{2}", 0 }, { "\\d", 0 }, { "\\x41", 0 }, { "a*?", 0 },
+    { "a$b", 0 }, { "\\Qa\\E", 0 }, { "a^", 0 }, { "(a)\\1", 0 }, { "\\w+", 0 },
+    { NULL, 0 }
+};
+
+static const char *const subjects[] = {
+    "", "abc", "ABC", "xabc", "abcx", "ab", "a.b", "aXb", "a b#c", "header_name_host",
+    "HEADER_NAME_", "header_name", "msc_pcre", "tx_msc_", "LEAKAGE/ERRORS-SQL", "leakage/errors",
+    "multipart_headers_content_types", "MULTIPART_HEADERS_CONTENT_TYPE", "x_paramcounter_1",
+    "rfi_parameter_", "abc\n", "abc\nabc", "a\nc", "aaab", "\xc3\xa4" "abc", "abc\xc4",
+    "available", "aa", "b", "ABc", "xXABCabc", NULL
+};
+
+START_TEST(test_relit)
+{
+    int i, j, caseless;
+    char *err = NULL;
+    for (i = 0; relits[i].re; i++)
+        for (caseless = 0; caseless <= 1; caseless++) {
+            const bw_relit_t *l = bw_relit_compile(pool, relits[i].re, caseless);
+            const pcre2_code *re = bw_regex_compile(pool, relits[i].re, caseless, &err);
+            ck_assert_msg(re != NULL, "%s", err);
+            ck_assert_msg((l != NULL) == relits[i].literal, "/%s/: literal form %s", relits[i].re,
+                          l ? "found" : "missing");
+            for (j = 0; l && subjects[j]; j++) {
+                bw_str_t s = bw_str_make(subjects[j]);
+                ck_assert_msg(bw_relit_match(l, s) == (bw_regex_match(re, s, NULL) > 0),
+                              "/%s/ (caseless %d) on \"%s\"", relits[i].re, caseless, subjects[j]);
+            }
+        }
+}
+END_TEST
+
+/* ---- numbers and digests ----------------------------------------------- */
+
+START_TEST(test_numbers)
+{
+    static const long v[] = { 0, 1, -1, 9, 10, 99, 100, -100, 123456789, -987654321,
+                              100000000000L, LONG_MAX, LONG_MIN + 1 };
+    size_t i;
+    for (i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+        bw_str_t s = bw_num_str(pool, v[i]);
+        ck_assert_str_eq(s.data, apr_ltoa(pool, v[i]));
+        ck_assert_uint_eq(s.len, strlen(s.data));
+    }
+    ck_assert_int_eq(bw_str_to_num(bw_str_make("  -42abc")), -42);
+    ck_assert_int_eq(bw_str_to_num(bw_str_make("+7")), 7);
+    ck_assert_int_eq(bw_str_to_num(bw_str_make("x7")), 0);
+}
+END_TEST
+
+static Suite *coll_suite(void)
+{
+    Suite *s = suite_create("collections");
+    TCase *tc = tcase_create("core");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, test_set_get);
+    tcase_add_test(tc, test_binary_names);
+    tcase_add_test(tc, test_growth);
+    tcase_add_test(tc, test_put_keeps);
+    tcase_add_test(tc, test_hash_case);
+    tcase_add_test(tc, test_image);
+    tcase_add_test(tc, test_selections);
+    tcase_add_test(tc, test_relit);
+    tcase_add_test(tc, test_numbers);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr;
+    int failed;
+    apr_initialize();
+    sr = srunner_create(coll_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    apr_terminate();
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
