@@ -97,6 +97,18 @@ static const char *i_coll_timed(bw_action_t *a, apr_pool_t *p)
     return NULL;
 }
 
+/* A constant key names the same record file in every transaction: its
+ * digest is taken once (run/bw_persist.c names the file after it). */
+static void initcol_key(apr_pool_t *p, bw_initcol_t *ic)
+{
+    char *hex;
+    if (ic->key->has_vars)
+        return;
+    hex = apr_palloc(p, 41);
+    bw_sha1_hex(ic->key->nparts ? ic->key->parts[0].literal : bw_str_n("", 0), hex);
+    ic->key_sha1 = hex;
+}
+
 /* initcol:ip=%{remote_addr}, setsid:%{…}, setuid:…, setrsc:… */
 static const char *i_initcol(bw_action_t *a, apr_pool_t *p)
 {
@@ -110,6 +122,7 @@ static const char *i_initcol(bw_action_t *a, apr_pool_t *p)
         return apr_psprintf(p, "cannot initialise collection in \"%s\" (IP, SESSION, USER, GLOBAL "
                             "or RESOURCE)", a->param);
     ic->key = bw_macro_compile(p, eq + 1, &err);
+    initcol_key(p, ic);
     a->data = ic;
     return NULL;
 }
@@ -121,6 +134,7 @@ static const char *i_setxid(bw_action_t *a, apr_pool_t *p)
     ic->coll = !strcmp(a->def->name, "setsid") ? "SESSION"
              : !strcmp(a->def->name, "setuid") ? "USER" : "RESOURCE";
     ic->key = bw_macro_compile(p, a->param, &err);
+    initcol_key(p, ic);
     a->data = ic;
     return NULL;
 }

@@ -93,6 +93,7 @@ typedef struct bw_setenv_s {
 typedef struct bw_initcol_s {
     const char *coll;
     const bw_macro_t *key;
+    const char *key_sha1;        /* the key's SHA-1 in hex, when it has no macro */
 } bw_initcol_t;
 
 /* "1-9,12,100-200" */

@@ -53,8 +53,10 @@ typedef struct bw_coll_s {
     apr_array_header_t *sels;  /* bw_coll_sel_t*, made by bw_coll_select */
     /* persistent collections (bw_persist.c); NULL otherwise */
     const char *path;        /* record file under SecDataDir */
-    apr_hash_t *orig;        /* lowercase name -> bw_kv_t* as loaded */
+    apr_hash_t *orig;        /* lowercase name -> bw_kv_t* as loaded (NULL: none) */
     apr_hash_t *abs_set;     /* lowercase name -> "1": set outright, not only += / -= */
+    const bw_str_t *fresh;   /* a new record: the names it started with, set outright */
+    int nfresh;
     int dirty;               /* changed by this transaction: store it */
 } bw_coll_t;
 

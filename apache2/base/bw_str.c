@@ -1,5 +1,6 @@
 /* Length-carrying string helpers shared by the whole engine. */
 #include <string.h>
+#include <apr_sha1.h>
 #include "base/bw_types.h"
 
 char *bw_str_pdup(apr_pool_t *p, bw_str_t s)
@@ -45,6 +46,22 @@ bw_str_t bw_str_lower(apr_pool_t *p, bw_str_t s)
         d[i] = (char)lc((unsigned char)s.data[i]);
     d[s.len] = '\0';
     return bw_str_n(d, s.len);
+}
+
+void bw_sha1_hex(bw_str_t s, char out[41])
+{
+    static const char hex[] = "0123456789abcdef";
+    unsigned char d[APR_SHA1_DIGESTSIZE];
+    apr_sha1_ctx_t c;
+    int i;
+    apr_sha1_init(&c);
+    apr_sha1_update_binary(&c, (const unsigned char *)s.data, (unsigned int)s.len);
+    apr_sha1_final(d, &c);
+    for (i = 0; i < APR_SHA1_DIGESTSIZE; i++) {
+        out[2 * i] = hex[d[i] >> 4];
+        out[2 * i + 1] = hex[d[i] & 15];
+    }
+    out[2 * APR_SHA1_DIGESTSIZE] = '\0';
 }
 
 const char *bw_memmem(const char *hay, size_t hlen, const char *needle, size_t nlen)

@@ -25,23 +25,21 @@
 #include <unistd.h>
 #include <sys/file.h>
 #include <sys/stat.h>
-#include <apr_sha1.h>
 #include "run/bw_run.h"
 
 #define RECORD_MAX (1024 * 1024)   /* larger records are ignored (and rewritten) */
 
-static const char *record_path(apr_pool_t *p, const char *dir, const char *coll, bw_str_t key)
+/* DIR/bulwark-COLL-SHA1(key): hex the digest of the key (given, or
+ * taken now). */
+static const char *record_path(apr_pool_t *p, const char *dir, const char *coll, bw_str_t key,
+                               const char *hex)
 {
-    unsigned char digest[APR_SHA1_DIGESTSIZE];
-    char hex[APR_SHA1_DIGESTSIZE * 2 + 1];
-    apr_sha1_ctx_t c;
-    int i;
-    apr_sha1_init(&c);
-    apr_sha1_update_binary(&c, (const unsigned char *)key.data, (unsigned int)key.len);
-    apr_sha1_final(digest, &c);
-    for (i = 0; i < APR_SHA1_DIGESTSIZE; i++)
-        apr_snprintf(hex + 2 * i, 3, "%02x", digest[i]);
-    return apr_psprintf(p, "%s/bulwark-%s-%s", dir, coll, hex);
+    char own[41];
+    if (!hex) {
+        bw_sha1_hex(key, own);
+        hex = own;
+    }
+    return apr_pstrcat(p, dir, "/bulwark-", coll, "-", hex, NULL);
 }
 
 static bw_str_t unescape(apr_pool_t *p, const char *s, size_t n)
@@ -141,24 +139,30 @@ static void apply_lifetime(apr_pool_t *p, bw_coll_t *c, long now)
 
 static void set_num(apr_pool_t *p, bw_coll_t *c, const char *name, long v)
 {
-    bw_coll_set(p, c, bw_str_make(name), bw_str_make(apr_ltoa(p, v)));
+    bw_key_t k = bw_key_make(bw_str_make(name));
+    bw_coll_put(p, c, &k, bw_num_str(p, v), BW_COLL_KEEP_VALUE);
 }
 
-bw_coll_t *bw_persist_load(bw_tx_t *tx, const char *name, bw_str_t key)
+/* A new record's own names, as constants (nothing to copy). */
+static void set_new(apr_pool_t *p, bw_coll_t *c, const char *name, long v)
+{
+    bw_key_t k = bw_key_make(bw_str_make(name));
+    bw_coll_put(p, c, &k, bw_num_str(p, v), BW_COLL_KEEP_NAME | BW_COLL_KEEP_VALUE);
+}
+
+bw_coll_t *bw_persist_load(bw_tx_t *tx, const char *name, bw_str_t key, const char *key_sha1)
 {
     bw_coll_t *c = bw_coll_create(tx->pool, name);
     long now = (long)apr_time_sec(apr_time_now());
     int fd, i;
 
     apr_hash_set(tx->colls, name, APR_HASH_KEY_STRING, c);
-    c->orig = apr_hash_make(tx->pool);
-    c->abs_set = apr_hash_make(tx->pool);
     if (!tx->cfg->data_dir) {
         bw_tx_log_message(tx, 0, "Unable to retrieve collection (name \"%s\", key \"%s\"). "
                           "Use SecDataDir to define the data directory first.",
                           name, bw_str_pdup(tx->pool, key));
     } else {
-        c->path = record_path(tx->pool, tx->cfg->data_dir, name, key);
+        c->path = record_path(tx->pool, tx->cfg->data_dir, name, key, key_sha1);
         fd = open(c->path, O_RDONLY | O_CLOEXEC);
         if (fd >= 0) {
             if (flock(fd, LOCK_SH) == 0) {
@@ -167,19 +171,26 @@ bw_coll_t *bw_persist_load(bw_tx_t *tx, const char *name, bw_str_t key)
             }
             close(fd);
         }
-        apply_lifetime(tx->pool, c, now);
+        if (c->order->nelts)
+            apply_lifetime(tx->pool, c, now);
     }
     if (!get(c, "CREATE_TIME")) {
+        bw_str_t *fresh;
         bw_coll_set(tx->pool, c, bw_str_make("KEY"), key);
-        set_num(tx->pool, c, "TIMEOUT", (long)tx->cfg->collection_timeout);
-        set_num(tx->pool, c, "CREATE_TIME", now);
-        set_num(tx->pool, c, "UPDATE_COUNTER", 0);
-        set_num(tx->pool, c, "IS_NEW", 1);
-        for (i = 0; i < c->order->nelts; i++)   /* a new record is written whole */
-            apr_hash_set(c->abs_set, bw_str_lower(tx->pool, ((bw_kv_t **)c->order->elts)[i]->name).data,
-                         APR_HASH_KEY_STRING, "1");
+        set_new(tx->pool, c, "TIMEOUT", (long)tx->cfg->collection_timeout);
+        set_new(tx->pool, c, "CREATE_TIME", now);
+        set_new(tx->pool, c, "UPDATE_COUNTER", 0);
+        set_new(tx->pool, c, "IS_NEW", 1);
+        /* a new record is written whole: what it holds now counts as set
+         * outright (bw_persist_mark_set adds to that) */
+        fresh = apr_palloc(tx->pool, sizeof(bw_str_t) * (size_t)c->order->nelts);
+        for (i = 0; i < c->order->nelts; i++)
+            fresh[i] = ((bw_kv_t **)c->order->elts)[i]->name;
+        c->fresh = fresh;
+        c->nfresh = c->order->nelts;
     } else {
         set_num(tx->pool, c, "IS_NEW", 0);
+        c->orig = apr_hash_make(tx->pool);
         for (i = 0; i < c->order->nelts; i++) {
             const bw_kv_t *kv = ((const bw_kv_t **)c->order->elts)[i];
             if (kv->name.data)
@@ -193,13 +204,28 @@ bw_coll_t *bw_persist_load(bw_tx_t *tx, const char *name, bw_str_t key)
 void bw_persist_mark_set(bw_tx_t *tx, bw_coll_t *c, bw_str_t name)
 {
     c->dirty = 1;
-    if (c->abs_set)
-        apr_hash_set(c->abs_set, bw_str_lower(tx->pool, name).data, APR_HASH_KEY_STRING, "1");
+    if (!c->path)    /* not persistent, or never stored */
+        return;
+    if (!c->abs_set)
+        c->abs_set = apr_hash_make(tx->pool);
+    apr_hash_set(c->abs_set, bw_str_lower(tx->pool, name).data, APR_HASH_KEY_STRING, "1");
 }
 
 void bw_persist_mark_delta(bw_coll_t *c)
 {
     c->dirty = 1;
+}
+
+/* Was the variable lname set outright in this transaction? */
+static int set_outright(const bw_coll_t *c, const char *lname)
+{
+    int i;
+    if (c->abs_set && apr_hash_get(c->abs_set, lname, APR_HASH_KEY_STRING))
+        return 1;
+    for (i = 0; i < c->nfresh; i++)
+        if (c->fresh[i].data && bw_str_eq_cstr_ci(c->fresh[i], lname))
+            return 1;
+    return 0;
 }
 
 /* Merge the transaction's view of c into the record read now (cur). */
@@ -214,16 +240,16 @@ static void merge(apr_pool_t *p, const bw_coll_t *c, bw_coll_t *cur)
         if (!kv->name.data)
             continue;
         lname = bw_str_lower(p, kv->name).data;
-        o = apr_hash_get(c->orig, lname, APR_HASH_KEY_STRING);
+        o = c->orig ? apr_hash_get(c->orig, lname, APR_HASH_KEY_STRING) : NULL;
         if (o && bw_str_eq(o->value, kv->value))
             continue;                                   /* unchanged here */
-        if (apr_hash_get(c->abs_set, lname, APR_HASH_KEY_STRING))
+        if (set_outright(c, lname))
             bw_coll_set(p, cur, kv->name, kv->value);
         else                                            /* += / -= only: add the delta */
             set_num(p, cur, bw_str_pdup(p, kv->name),
                     num_of(p, bw_coll_get(cur, kv->name)) + num_of(p, kv) - num_of(p, o));
     }
-    for (hi = apr_hash_first(p, c->orig); hi; hi = apr_hash_next(hi)) {
+    for (hi = c->orig ? apr_hash_first(p, c->orig) : NULL; hi; hi = apr_hash_next(hi)) {
         const bw_kv_t *o = apr_hash_this_val(hi);
         if (!bw_coll_get(c, o->name))
             bw_coll_unset(cur, o->name);

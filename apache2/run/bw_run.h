@@ -19,8 +19,9 @@
 
 
 /* Persistent collections: load at initcol (registers the collection in the
- * transaction), remember outright assignments, store all at the end. */
-bw_coll_t *bw_persist_load(bw_tx_t *tx, const char *name, bw_str_t key);
+ * transaction; key_sha1: the key's digest in hex when known, or NULL),
+ * remember outright assignments, store all at the end. */
+bw_coll_t *bw_persist_load(bw_tx_t *tx, const char *name, bw_str_t key, const char *key_sha1);
 void bw_persist_mark_set(bw_tx_t *tx, bw_coll_t *c, bw_str_t name);
 void bw_persist_mark_delta(bw_coll_t *c);
 void bw_persist_store_all(bw_tx_t *tx);

@@ -97,7 +97,7 @@ static void x_initcol(bw_tx_t *tx, const bw_rule_t *rule, const bw_action_t *a)
     /* the first initcol of a collection in a transaction wins, as in ModSecurity */
     if (bw_tx_collection(tx, ic->coll, 0))
         return;
-    bw_persist_load(tx, ic->coll, bw_macro_expand(tx, ic->key));
+    bw_persist_load(tx, ic->coll, bw_macro_expand(tx, ic->key), ic->key_sha1);
 }
 
 static void x_sanitise(bw_tx_t *tx, const bw_rule_t *rule, const bw_action_t *a)

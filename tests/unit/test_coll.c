@@ -2,7 +2,8 @@
  * Base-layer tests: keyed collections (case-insensitive keys that keep
  * their first spelling, insertion order, unset and set again, growth,
  * images, kept strings), regex selections kept up to date against a
- * plain PCRE2 run over the order, literal regexes against PCRE2, numbers.
+ * plain PCRE2 run over the order, literal regexes against PCRE2, numbers
+ * and digests.
  */
 #include <check.h>
 #include <stdio.h>
@@ -306,6 +307,16 @@ START_TEST(test_numbers)
 }
 END_TEST
 
+START_TEST(test_sha1_hex)
+{
+    char hex[41];
+    bw_sha1_hex(bw_str_make("abc"), hex);
+    ck_assert_str_eq(hex, "a9993e364706816aba3e25717850c26c9cd0d89d");
+    bw_sha1_hex(bw_str_n("", 0), hex);
+    ck_assert_str_eq(hex, "da39a3ee5e6b4b0d3255bfef95601890afd80709");
+}
+END_TEST
+
 static Suite *coll_suite(void)
 {
     Suite *s = suite_create("collections");
@@ -320,6 +331,7 @@ static Suite *coll_suite(void)
     tcase_add_test(tc, test_selections);
     tcase_add_test(tc, test_relit);
     tcase_add_test(tc, test_numbers);
+    tcase_add_test(tc, test_sha1_hex);
     suite_add_tcase(s, tc);
     return s;
 }

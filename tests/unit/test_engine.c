@@ -446,6 +446,36 @@ START_TEST(test_scan_cache_prune)
 }
 END_TEST
 
+/* A record is named after the SHA-1 of its key, whether the key is
+ * constant (digested at start-up) or built per request. */
+START_TEST(test_persistent_record_names)
+{
+    bw_intervention_t iv;
+    char dir[] = "/tmp/bw_test_data_XXXXXX";
+    bw_program_t *p;
+    bw_tx_t *a;
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    p = load(apr_psprintf(pool,
+        "SecRuleEngine On\nSecDataDir %s\n"
+        "SecAction \"id:1,phase:1,pass,nolog,initcol:global=global,setvar:global.n=+1,"
+        "initcol:ip=%%{remote_addr}_x,setvar:ip.n=1\"\n", dir), NULL);
+    ck_assert_ptr_nonnull(p);
+    a = request(p, "GET", "/a", NULL);
+    ck_assert_int_eq(bw_tx_run_phase(a, 1, &iv), 0);
+    bw_tx_run_phase(a, 5, &iv);
+    /* sha1("global"), sha1("10.1.2.3_x") */
+    ck_assert_int_eq(access(apr_pstrcat(pool, dir, "/bulwark-GLOBAL-"
+                            "9027cc5a2c1321de60a2d71ccde6229d1152d6d3", NULL), R_OK), 0);
+    ck_assert_int_eq(access(apr_pstrcat(pool, dir, "/bulwark-IP-"
+                            "facba9b569a4f4a8cee6f20676e335d57ffa8bd3", NULL), R_OK), 0);
+    {
+        char cmd[128];
+        snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+        ck_assert_int_eq(system(cmd), 0);
+    }
+}
+END_TEST
+
 START_TEST(test_directive_table_complete)
 {
     int i;
@@ -514,6 +544,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_ctl_runtime);
     tcase_add_test(tc, test_inheritance);
     tcase_add_test(tc, test_persistent_no_lost_update);
+    tcase_add_test(tc, test_persistent_record_names);
     tcase_add_test(tc, test_directive_table_complete);
     tcase_add_test(tc, test_operator_gates);
     tcase_add_test(tc, test_scan_cache_prune);
