@@ -156,10 +156,25 @@ int bw_target_selects(const bw_target_t *t, bw_str_t name, pcre2_match_data *md)
 
 const char *bw_varval_name(apr_pool_t *p, const bw_varval_t *v)
 {
-    if (v->key.len)
-        return apr_psprintf(p, "%s%s:%.*s", v->is_count ? "&" : "", v->var->name,
-                            (int)v->key.len, v->key.data);
-    return v->is_count ? apr_pstrcat(p, "&", v->var->name, NULL) : v->var->name;
+    size_t n = strlen(v->var->name), len = (v->is_count ? 1 : 0) + n + (v->key.len ? 1 + v->key.len : 0);
+    char *out, *o;
+    if (!v->key.len && !v->is_count)
+        return v->var->name;
+    /* "&" NAME ":" key, as "%s%s:%.*s" would print it (up to a NUL in key) */
+    o = out = apr_palloc(p, len + 1);
+    if (v->is_count)
+        *o++ = '&';
+    memcpy(o, v->var->name, n);
+    o += n;
+    if (v->key.len) {
+        const char *nul = memchr(v->key.data, '\0', v->key.len);
+        size_t k = nul ? (size_t)(nul - v->key.data) : v->key.len;
+        *o++ = ':';
+        memcpy(o, v->key.data, k);
+        o += k;
+    }
+    *o = '\0';
+    return out;
 }
 
 void bw_var_emit(apr_array_header_t *out, const bw_var_def_t *def, bw_str_t key, bw_str_t value)

@@ -335,6 +335,25 @@ START_TEST(test_inheritance)
 END_TEST
 
 /* Two transactions that overlap both add 1: the record must hold 2. */
+/* A value's name as logs and MATCHED_VAR_NAME show it: "&" for a count,
+ * ":" and the key when it has one (up to a NUL, as printf's %.*s). */
+START_TEST(test_varval_name)
+{
+    bw_varval_t v;
+    memset(&v, 0, sizeof(v));
+    v.var = bw_var_lookup("ARGS", 4);
+    ck_assert_str_eq(bw_varval_name(pool, &v), "ARGS");
+    v.is_count = 1;
+    ck_assert_str_eq(bw_varval_name(pool, &v), "&ARGS");
+    v.key = bw_str_make("id");
+    ck_assert_str_eq(bw_varval_name(pool, &v), "&ARGS:id");
+    v.is_count = 0;
+    ck_assert_str_eq(bw_varval_name(pool, &v), "ARGS:id");
+    v.key = bw_str_n("a\0b", 3);
+    ck_assert_str_eq(bw_varval_name(pool, &v), "ARGS:a");
+}
+END_TEST
+
 START_TEST(test_persistent_no_lost_update)
 {
     bw_intervention_t iv;
@@ -543,6 +562,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_removals_and_updates);
     tcase_add_test(tc, test_ctl_runtime);
     tcase_add_test(tc, test_inheritance);
+    tcase_add_test(tc, test_varval_name);
     tcase_add_test(tc, test_persistent_no_lost_update);
     tcase_add_test(tc, test_persistent_record_names);
     tcase_add_test(tc, test_directive_table_complete);
