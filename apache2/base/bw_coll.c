@@ -68,7 +68,9 @@ uint32_t bw_key_hash(bw_str_t k)
     }
     if (i < k.len) {
         uint64_t w = 0;
-        memcpy(&w, k.data + i, k.len - i);
+        size_t j;
+        for (j = 0; i + j < k.len; j++)
+            w |= (uint64_t)(unsigned char)k.data[i + j] << (8 * j);
         h = (h ^ lower8(w)) * 0xff51afd7ed558ccdULL;
     }
     h ^= h >> 32;
@@ -86,14 +88,21 @@ bw_key_t bw_key_make(bw_str_t name)
     return k;
 }
 
+/* Equal but for ASCII case: eight bytes at a time, folded only when they
+ * differ. */
 static int same_name(bw_str_t a, bw_str_t b)
 {
-    size_t i;
+    size_t i = 0;
     if (a.len != b.len)
         return 0;
-    if (!memcmp(a.data, b.data, a.len))
-        return 1;
-    for (i = 0; i < a.len; i++)
+    for (; i + 8 <= a.len; i += 8) {
+        uint64_t x, y;
+        memcpy(&x, a.data + i, 8);
+        memcpy(&y, b.data + i, 8);
+        if (x != y && lower8(x) != lower8(y))
+            return 0;
+    }
+    for (; i < a.len; i++)
         if (lc((unsigned char)a.data[i]) != lc((unsigned char)b.data[i]))
             return 0;
     return 1;
@@ -213,7 +222,10 @@ const bw_kv_t *bw_coll_put(apr_pool_t *p, bw_coll_t *c, const bw_key_t *k, bw_st
     e->kv.value = keep_or_copy(p, value, keep & BW_COLL_KEEP_VALUE);
     e->hash = k->hash;
     e->sel = k->sel;
-    *(bw_kv_t **)apr_array_push(c->order) = &e->kv;
+    if (c->order->nelts < c->order->nalloc)   /* the usual case, without a call */
+        ((bw_kv_t **)c->order->elts)[c->order->nelts++] = &e->kv;
+    else
+        *(bw_kv_t **)apr_array_push(c->order) = &e->kv;
     c->slots[i] = (uint32_t)c->order->nelts;
     return &e->kv;
 }
@@ -425,8 +437,11 @@ long bw_str_to_num(bw_str_t s)
 
 bw_str_t bw_num_str(apr_pool_t *p, long v)
 {
+    static const char *const digit[10] = { "0", "1", "2", "3", "4", "5", "6", "7", "8", "9" };
     char buf[24], *e = buf + sizeof(buf), *q = e, *out;
     unsigned long u = v < 0 ? 0UL - (unsigned long)v : (unsigned long)v;
+    if (v >= 0 && v < 10)   /* most counts and scores: a constant */
+        return bw_str_n(digit[v], 1);
     do {
         *--q = (char)('0' + u % 10);
         u /= 10;

@@ -104,7 +104,7 @@ const bw_coll_sel_t *bw_coll_select(apr_pool_t *p, bw_coll_t *c, const pcre2_cod
 
 /* ModSecurity's numbers: leading space, sign, digits; anything else 0. */
 long bw_str_to_num(bw_str_t s);
-/* v in decimal, NUL-terminated, in p. */
+/* v in decimal, NUL-terminated, in p (0-9: constants; never written). */
 bw_str_t bw_num_str(apr_pool_t *p, long v);
 
 #endif /* BW_COLL_H */

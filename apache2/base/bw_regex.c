@@ -151,8 +151,13 @@ int bw_relit_match(const bw_relit_t *l, bw_str_t s)
         return same_at(l, s.data);
     if (l->tail)
         return same_at(l, s.data + s.len - n);
-    for (i = 0; i + n <= s.len; i++)
-        if (same_at(l, s.data + i))
+    if (!n)
+        return 1;
+    /* the first byte decides most places */
+    for (i = 0; i + n <= s.len; i++) {
+        unsigned char c = (unsigned char)s.data[i];
+        if ((l->caseless ? fold(c) : c) == (unsigned char)l->lit.data[0] && same_at(l, s.data + i))
             return 1;
+    }
     return 0;
 }
