@@ -18,7 +18,11 @@ void bw_var_gen_kv(const bw_var_def_t *def, const apr_array_header_t *arr, bw_st
         return;
     kv = (const bw_kv_t *)arr->elts;
     for (i = 0; i < arr->nelts; i++) {
-        if (sel.len && !bw_str_eq_ci(sel, kv[i].name))
+        /* a literal selector (REQUEST_HEADERS:Host): most names differ in
+         * length or in their first byte, decided without a call */
+        if (sel.len && (kv[i].name.len != sel.len
+                        || ((unsigned char)kv[i].name.data[0] | 0x20) != ((unsigned char)sel.data[0] | 0x20)
+                        || !bw_str_eq_ci(sel, kv[i].name)))
             continue;
         bw_var_emit(out, def, kv[i].name, names_only ? kv[i].name : kv[i].value);
     }

@@ -179,7 +179,8 @@ const char *bw_varval_name(apr_pool_t *p, const bw_varval_t *v)
 
 void bw_var_emit(apr_array_header_t *out, const bw_var_def_t *def, bw_str_t key, bw_str_t value)
 {
-    bw_varval_t *v = apr_array_push(out);
+    bw_varval_t *v = out->nelts < out->nalloc   /* the usual case, without a call */
+                   ? &((bw_varval_t *)out->elts)[out->nelts++] : apr_array_push(out);
     v->var = def;
     v->key = key;
     v->value = value;
