@@ -255,7 +255,7 @@ static int inspect_body(request_rec *r, bw_httpd_req_t *st, const bw_program_t *
         /* stored multipart files are settled when the request is over */
         apr_pool_cleanup_register(r->pool, st->tx, finish_uploads, apr_pool_cleanup_null);
         rc = read_body(r, st, bw_program_settings(prog));
-        ap_add_input_filter("BULWARK_IN", st, r, r->connection);
+        bw_httpd_add_replay_filter(r, st);
         if (rc != OK) {
             if (bw_tx_request_body_rejected(st->tx))
                 log_body_limit(r, st, 1);
