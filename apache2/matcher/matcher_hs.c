@@ -280,6 +280,7 @@ static int cache_load(bw_matcher_t *m, const char *path, const char *key, unsign
     apr_finfo_t fi;
     char *buf;
     apr_size_t n;
+    int ok;
     size_t np = (size_t)m->pats->nelts, head = sizeof(MX_CACHE_MAGIC) - 1 + 32;
     if (apr_file_open(&f, path, APR_READ | APR_BINARY, 0, m->pool) != APR_SUCCESS)
         return 0;
@@ -289,16 +290,22 @@ static int cache_load(bw_matcher_t *m, const char *path, const char *key, unsign
         return 0;
     }
     n = (apr_size_t)fi.size;
-    buf = apr_palloc(m->pool, n);
-    if (apr_file_read_full(f, buf, n, &n) != APR_SUCCESS || n != (apr_size_t)fi.size
+    /* the file's bytes are needed only until the database is rebuilt from
+     * them: malloc'd and freed, not kept in the program's pool for its life
+     * (as large as the database itself) */
+    buf = malloc(n);
+    if (!buf || apr_file_read_full(f, buf, n, &n) != APR_SUCCESS || n != (apr_size_t)fi.size
         || memcmp(buf, MX_CACHE_MAGIC, sizeof(MX_CACHE_MAGIC) - 1) != 0
         || memcmp(buf + sizeof(MX_CACHE_MAGIC) - 1, key, 32) != 0) {
+        free(buf);
         apr_file_close(f);
         return 0;
     }
     apr_file_close(f);
     memcpy(mode, buf + head, np);
-    return hs_deserialize_database(buf + head + np, n - head - np, db) == HS_SUCCESS;
+    ok = hs_deserialize_database(buf + head + np, n - head - np, db) == HS_SUCCESS;
+    free(buf);
+    return ok;
 }
 
 /* Write to a temporary name, then rename: readers never see half a file. */

@@ -4,25 +4,16 @@
  * turning match errors into messages that name the limit that was hit, and
  * the "regex, then checksum" loop of the verify operators.
  *
- * Compiled code lives in the pool the operator was compiled in: PCRE2 gets
- * an allocator over that pool (its free is a no-op; the pool owns the
- * memory) and a cleanup frees the JIT's executable memory with the pool.
+ * Compiled code belongs to the pool the operator was compiled in: a cleanup
+ * frees it (the code and the JIT's executable memory) with the pool. PCRE2
+ * allocates with malloc: the JIT compiler's working memory (hundreds of KB
+ * for some CRS patterns) is freed as soon as the code is made, where a pool
+ * allocator would keep it for the life of the configuration.
  */
 #include <string.h>
 #include "op_internal.h"
 
 #define VERIFY_MAX_DIGITS 64   /* longer digit runs cannot be CC/CPF/SSN */
-
-static void *pool_malloc(PCRE2_SIZE size, void *data)
-{
-    return apr_palloc((apr_pool_t *)data, size);
-}
-
-static void pool_free(void *ptr, void *data)
-{
-    (void)ptr;
-    (void)data;
-}
 
 static apr_status_t code_cleanup(void *data)
 {
@@ -33,21 +24,13 @@ static apr_status_t code_cleanup(void *data)
 pcre2_code *bw_op_regex_compile(const bw_op_t *op, const bw_op_cenv_t *env,
                                 const char *opname, char **err)
 {
-    pcre2_general_context *gctx;
-    pcre2_compile_context *cctx;
     pcre2_code *code;
     PCRE2_UCHAR msg[256];
     PCRE2_SIZE eoff = 0;
     int ecode = 0, rc;
 
-    gctx = pcre2_general_context_create(pool_malloc, pool_free, env->pool);
-    cctx = gctx ? pcre2_compile_context_create(gctx) : NULL;
-    if (cctx == NULL) {
-        *err = apr_psprintf(env->pool, "@%s: out of memory", opname);
-        return NULL;
-    }
     code = pcre2_compile((PCRE2_SPTR)op->param, op->param_len,
-                         PCRE2_DOTALL | PCRE2_DOLLAR_ENDONLY, &ecode, &eoff, cctx);
+                         PCRE2_DOTALL | PCRE2_DOLLAR_ENDONLY, &ecode, &eoff, NULL);
     if (code == NULL) {
         pcre2_get_error_message(ecode, msg, sizeof(msg));
         *err = apr_psprintf(env->pool, "@%s: %s at offset %lu", opname, (const char *)msg,

@@ -36,6 +36,7 @@
  */
 #include <string.h>
 #include "program/bw_prog.h"
+#include "base/bw_pool.h"
 
 enum { KV_ABSENT, KV_VALUE, KV_UNKNOWN };
 
@@ -791,7 +792,7 @@ void bw_program_fold(bw_program_t *prog, const bw_program_t *parent)
     memset(&f, 0, sizeof(f));
     f.prog = prog;
     f.p = prog->pool;
-    apr_pool_create(&f.tmp, prog->pool);
+    bw_pool_create_scratch(&f.tmp, prog->pool);
     f.md = pcre2_match_data_create(32, NULL);
     f.mctx = pcre2_match_context_create(NULL);
     pcre2_set_match_limit(f.mctx, (uint32_t)prog->settings.pcre_match_limit);
