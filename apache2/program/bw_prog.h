@@ -129,9 +129,22 @@ typedef struct bw_fold_fx_s {
 } bw_fold_fx_t;
 
 /* One starter of a phase. */
+/* One target of a slot's first link as the scan sees it: the link can
+ * match through this target only if the source's scan set this bit in
+ * this slot of its plan for some value. */
+typedef struct bw_skipref_s {
+    int src, slot, word;
+    uint64_t mask;
+} bw_skipref_t;
+
 typedef struct bw_slot_s {
     const bw_crule_t *cr;
     int kind;                    /* BW_SLOT_* */
+    /* RUN slots whose first link only reads scanned sources: the bits that
+     * decide, without touching the rule, that it cannot match (nskip 0:
+     * evaluate) */
+    int nskip;
+    const bw_skipref_t *skip;
     int next_on_match;           /* where a matching chain goes on (skip / skipAfter) */
     /* folded slots (bw_fold.c) */
     int next;                    /* where execution goes on */

@@ -654,6 +654,20 @@ static int phase1_start(bw_tx_t *tx)
     return prog->phase1_start;
 }
 
+/* 1 when the scan says the slot's first link matches no value: no bit of
+ * its targets is set in their sources' scans (see link_skips). */
+static int scan_rules_out(bw_tx_t *tx, const bw_slot_t *s)
+{
+    int k;
+    for (k = 0; k < s->nskip; k++) {
+        const bw_skipref_t *f = &s->skip[k];
+        const bw_hits_t *h = bw_src_scan(tx, bw_src_get(tx, f->src), f->src);
+        if (h->any[(size_t)f->slot * (size_t)h->nwords + (size_t)f->word] & f->mask)
+            return 0;
+    }
+    return 1;
+}
+
 int bw_tx_exec_phase(bw_tx_t *tx, int phase)
 {
     const bw_code_t *code = &tx->prog->code[phase];
@@ -672,6 +686,15 @@ int bw_tx_exec_phase(bw_tx_t *tx, int phase)
             continue;
         }
         if (tx->removals->nelts && bw_tx_rule_removed(tx, s->cr->r)) {
+            i++;
+            continue;
+        }
+        if (s->nskip && scan_rules_out(tx, s)) {
+            /* what evaluating it would leave: no match, MATCHED_VARS empty */
+            tx->stats.rules++;
+            tx->stats.rules_skipped++;
+            tx->matched_vars->nelts = 0;
+            tx->cur_matched->nelts = 0;
             i++;
             continue;
         }
