@@ -50,17 +50,6 @@ static int is_token(bw_str_t s)
     return s.len > 0;
 }
 
-static bw_str_t trim(bw_str_t s)
-{
-    while (s.len && (s.data[0] == ' ' || s.data[0] == '\t')) {
-        s.data++;
-        s.len--;
-    }
-    while (s.len && (s.data[s.len - 1] == ' ' || s.data[s.len - 1] == '\t'))
-        s.len--;
-    return s;
-}
-
 /* The line at p (without LF and a CR before it); returns where the next
  * line starts. A last line without LF ends at end. */
 static const char *next_line(const char *p, const char *end, bw_str_t *line)
@@ -172,7 +161,7 @@ static const char *read_fields(apr_pool_t *p, const char **sp, const char *end,
         if (s < end)
             s = next_line(s, end, &line);
         if (line.len && (line.data[0] == ' ' || line.data[0] == '\t')) {
-            bw_str_t cont = trim(line);
+            bw_str_t cont = bw_str_trim(line);
             size_t sep = value.len ? 1 : 0;
             char *v;
             if (!name.data)
@@ -197,7 +186,7 @@ static const char *read_fields(apr_pool_t *p, const char **sp, const char *end,
         if (!is_token(name))
             return apr_psprintf(p, "header name \"%.*s\" is not a token (white space before ':'?)",
                                 (int)name.len, name.data);
-        value = trim(bw_str_n(e + 1, (size_t)(line.data + line.len - e - 1)));
+        value = bw_str_trim(bw_str_n(e + 1, (size_t)(line.data + line.len - e - 1)));
     }
     *sp = s;
     return NULL;
@@ -376,7 +365,7 @@ static const char *read_body(apr_pool_t *p, const char *s, const char *end, bw_c
                 comma = last.data + i;
         if (comma)
             last = bw_str_n(comma + 1, (size_t)(last.data + last.len - comma - 1));
-        if (!bw_str_eq_cstr_ci(trim(last), "chunked"))
+        if (!bw_str_eq_cstr_ci(bw_str_trim(last), "chunked"))
             return "Transfer-Encoding does not end in chunked";
         drop_field(out->req.headers, "Content-Length");  /* as httpd does: the chunks say the length */
         return dechunk(p, &s, end, &out->body);

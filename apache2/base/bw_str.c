@@ -48,6 +48,17 @@ bw_str_t bw_str_lower(apr_pool_t *p, bw_str_t s)
     return bw_str_n(d, s.len);
 }
 
+bw_str_t bw_str_trim(bw_str_t s)
+{
+    while (s.len && (s.data[0] == ' ' || s.data[0] == '\t')) {
+        s.data++;
+        s.len--;
+    }
+    while (s.len && (s.data[s.len - 1] == ' ' || s.data[s.len - 1] == '\t'))
+        s.len--;
+    return s;
+}
+
 void bw_sha1_hex(bw_str_t s, char out[41])
 {
     static const char hex[] = "0123456789abcdef";

@@ -64,6 +64,9 @@ int bw_str_eq_cstr_ci(bw_str_t a, const char *b);
 /* ASCII lower-case copy in pool p. */
 bw_str_t bw_str_lower(apr_pool_t *p, bw_str_t s);
 
+/* s without the spaces and tabs at its ends (no copy). */
+bw_str_t bw_str_trim(bw_str_t s);
+
 /* The SHA-1 of s as 40 lower-case hex digits and a NUL. */
 void bw_sha1_hex(bw_str_t s, char out[41]);
 

@@ -124,16 +124,6 @@ int bw_op_next_token(bw_str_t *rest, const char *seps, bw_str_t *tok)
     return 1;
 }
 
-bw_str_t bw_op_trim(bw_str_t s)
-{
-    while (s.len && (s.data[0] == ' ' || s.data[0] == '\t')) {
-        s.data++;
-        s.len--;
-    }
-    while (s.len && (s.data[s.len - 1] == ' ' || s.data[s.len - 1] == '\t'))
-        s.len--;
-    return s;
-}
 
 int bw_op_is_url(bw_str_t s)
 {

@@ -39,9 +39,6 @@ int bw_op_next_line(bw_str_t *rest, bw_str_t *line);
  * separators skipped). Returns 0 when no token is left. */
 int bw_op_next_token(bw_str_t *rest, const char *seps, bw_str_t *tok);
 
-/* Strip ASCII spaces and tabs at both ends. */
-bw_str_t bw_op_trim(bw_str_t s);
-
 /* 1 when s starts with http:// or https:// (case-insensitive): ModSecurity
  * can download data files; Bulwark refuses to at start-up. */
 int bw_op_is_url(bw_str_t s);

@@ -20,14 +20,14 @@ static int ip_match_compile(bw_op_t *op, const bw_op_cenv_t *env, char **err)
     bw_str_t rest = bw_str_n(op->param, op->param_len);
     bw_iptree_t *t = bw_iptree_create(env->pool);
 
-    if (bw_op_trim(rest).len == 0) {
+    if (bw_str_trim(rest).len == 0) {
         *err = apr_pstrdup(env->pool, "@ipMatch: no address in the parameter");
         return -1;
     }
     for (;;) {
         const char *comma = memchr(rest.data, ',', rest.len);
         size_t n = comma ? (size_t)(comma - rest.data) : rest.len;
-        bw_str_t item = bw_op_trim(bw_str_n(rest.data, n));
+        bw_str_t item = bw_str_trim(bw_str_n(rest.data, n));
         const char *why = NULL;
 
         if (item.len == 0)

@@ -26,7 +26,7 @@ static int add_file_lines(bw_iptree_t *t, bw_str_t content, const char *opname,
     while (bw_op_next_line(&content, &line)) {
         const char *why = NULL;
         lineno++;
-        line = bw_op_trim(line);
+        line = bw_str_trim(line);
         if (line.len == 0 || line.data[0] == '#')
             continue;
         if (bw_iptree_add(t, line, &why) < 0) {

@@ -21,7 +21,7 @@
 
 static int rbl_compile(bw_op_t *op, const bw_op_cenv_t *env, char **err)
 {
-    bw_str_t zone = bw_op_trim(bw_str_n(op->param, op->param_len));
+    bw_str_t zone = bw_str_trim(bw_str_n(op->param, op->param_len));
     size_t i;
 
     while (zone.len && zone.data[zone.len - 1] == '.')

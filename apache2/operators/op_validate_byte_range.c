@@ -25,7 +25,7 @@ static int parse_byte(bw_str_t s, unsigned *out)
     unsigned v = 0;
     size_t i;
 
-    s = bw_op_trim(s);
+    s = bw_str_trim(s);
     if (s.len == 0 || s.len > 3)
         return -1;
     for (i = 0; i < s.len; i++) {
@@ -65,7 +65,7 @@ static int vbr_compile(bw_op_t *op, const bw_op_cenv_t *env, char **err)
     byte_range_t *r = apr_pcalloc(env->pool, sizeof(*r));
     bw_str_t rest = bw_str_n(op->param, op->param_len);
 
-    if (bw_op_trim(rest).len == 0) {
+    if (bw_str_trim(rest).len == 0) {
         *err = apr_pstrdup(env->pool, "@validateByteRange: missing byte range");
         return -1;
     }
@@ -77,7 +77,7 @@ static int vbr_compile(bw_op_t *op, const bw_op_cenv_t *env, char **err)
         if (add_item(r, item) < 0) {
             *err = apr_psprintf(env->pool, "@validateByteRange: invalid range \"%s\" "
                                 "(expected N or N-M with 0 <= N <= M <= 255)",
-                                bw_op_log_escape(env->pool, bw_op_trim(item), 0));
+                                bw_op_log_escape(env->pool, bw_str_trim(item), 0));
             return -1;
         }
         rest.data += comma ? n + 1 : n;
