@@ -91,39 +91,34 @@ static int bench_request(apr_pool_t *pool, const bw_program_t *prog, const char 
     apr_pool_t *txp;
     double per[ROUNDS], cpu[ROUNDS];
     int r, i, disrupted = 0, over;
+    volatile unsigned sink = 0;      /* keeps the eviction's reads */
     bw_tx_stats_t st;
 
     apr_pool_create(&txp, pool);
     run_one(txp, prog, rq, &st);     /* warm up: JIT stacks, page faults; and the counts */
     apr_pool_clear(txp);
     for (r = 0; r < ROUNDS; r++) {
-        apr_time_t t0 = apr_time_now();
-        double c0 = cpu_ns();
-        if (cold_bytes) {
-            /* only the transactions are timed, each with cold caches */
-            apr_interval_time_t wall = 0;
-            double c = 0;
-            volatile unsigned sink = 0;
-            for (i = 0; i < iters; i++) {
+        /* timed spans: the whole round, or with --cold each transaction
+         * alone, its eviction before it untimed */
+        int span = cold_bytes ? 1 : iters, k;
+        apr_interval_time_t wall = 0;
+        double c = 0;
+        for (i = 0; i < iters; i += span) {
+            apr_time_t t0;
+            double c0;
+            if (cold_bytes)
                 sink += evict();
-                t0 = apr_time_now();
-                c0 = cpu_ns();
+            t0 = apr_time_now();
+            c0 = cpu_ns();
+            for (k = 0; k < span; k++) {
                 disrupted = run_one(txp, prog, rq, NULL);
                 apr_pool_clear(txp);
-                c += cpu_ns() - c0;
-                wall += apr_time_now() - t0;
             }
-            (void)sink;
-            per[r] = (double)wall * 1000.0 / iters;
-            cpu[r] = c / iters;
-            continue;
+            c += cpu_ns() - c0;
+            wall += apr_time_now() - t0;
         }
-        for (i = 0; i < iters; i++) {
-            disrupted = run_one(txp, prog, rq, NULL);
-            apr_pool_clear(txp);
-        }
-        per[r] = (double)(apr_time_now() - t0) * 1000.0 / iters;
-        cpu[r] = (cpu_ns() - c0) / iters;
+        per[r] = (double)wall * 1000.0 / iters;
+        cpu[r] = c / iters;
     }
     qsort(per, ROUNDS, sizeof(double), cmp_double);
     qsort(cpu, ROUNDS, sizeof(double), cmp_double);
