@@ -240,8 +240,9 @@ static void link_skips(bw_program_t *prog)
             const bw_target_t *tg;
             bw_skipref_t *refs;
             int n = 0;
+            /* BW_CR_SCAN: some target has a bit and the operator is not negated */
             if (!c || s->kind != BW_SLOT_RUN || !(c->flags & BW_CR_SCAN) || c->r->kind != BW_RULE_SECRULE
-                || c->r->multi_match || c->r->op_macro || c->r->op_negated)
+                || c->r->multi_match || c->r->op_macro)
                 continue;
             tg = (const bw_target_t *)c->r->targets->elts;
             refs = apr_palloc(prog->pool, sizeof(*refs) * (size_t)(c->r->targets->nelts + 1));
