@@ -185,6 +185,11 @@ static int part_data(mp_t *m, const char *d, size_t n)
         return 0;
     }
     m->size += (apr_off_t)n;
+    if (m->value.len < m->bp->limits->upload_text_limit) {
+        /* the first bytes, for FILES_CONTENT if the part turns out text */
+        size_t room = m->bp->limits->upload_text_limit - m->value.len;
+        bw_body_buf_append(m->pool, &m->value, d, n < room ? n : room);
+    }
     if (m->file && (rv = apr_file_write_full(m->file, d, n, NULL)) != APR_SUCCESS)
         return io_fail(m, "cannot write", rv);
     return 0;
@@ -208,6 +213,12 @@ static int end_part(mp_t *m)
     f.content_type = m->ctype;
     f.size = m->size;
     f.tmp_name = m->tmp_name;
+    f.content = bw_str_n(NULL, 0);
+    if (m->value.len) {
+        bw_str_t head = bw_str_n(m->value.data, m->value.len);
+        if (bw_body_text_like(m->ctype, head))
+            f.content = bw_body_buf_take(m->pool, &m->value);
+    }
     m->tmp_name = NULL; /* the sink owns it now (SecUploadKeepFiles) */
     if (sink && sink->add_file && sink->add_file(sink->ctx, &f) < 0)
         return fail(m, "file part refused (limit reached)");

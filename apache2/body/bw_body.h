@@ -17,6 +17,8 @@ typedef struct bw_body_file_s {
     bw_str_t content_type;
     apr_off_t size;          /* FILES_SIZES */
     const char *tmp_name;    /* FILES_TMPNAMES: path under upload dir, or NULL when not stored */
+    bw_str_t content;        /* FILES_CONTENT: the first upload_text_limit bytes of a
+                                text-like part (UTF-8), or data NULL: binary or not kept */
 } bw_body_file_t;
 
 typedef struct bw_body_sink_s {
@@ -38,6 +40,7 @@ typedef struct bw_body_limits_s {
     const char *upload_dir;      /* SecUploadDir / SecTmpDir for file parts, or NULL: not stored */
     int upload_file_mode;        /* SecUploadFileMode, e.g. 0600 */
     char arg_separator;          /* SecArgumentSeparator, '&' */
+    apr_size_t upload_text_limit; /* SecUploadTextLimit: FILES_CONTENT bytes kept, 0 = none */
 } bw_body_limits_t;
 
 /* Multipart strictness flags, each 0/1, named as the MULTIPART_* variables. */
@@ -83,5 +86,50 @@ int bw_body_finish(bw_body_parser_t *bp);
  * -1 with *err on a bad expression. */
 int bw_body_xml_xpath(apr_pool_t *pool, void *xml_doc, const char *expr,
                       apr_array_header_t *out, char **err);
+
+/* ---- what the content is (body_sniff.c) ------------------------------------ */
+
+/* The processor a body's content calls for, whatever it was labelled:
+ * "JSON", "XML", "URLENCODED", or NULL (none: inspect it raw). Looks at
+ * the start of the text only (a UTF-8 byte order mark and white space
+ * skipped), so a prefix of the body is enough; the processor then proves
+ * or disproves the guess. */
+const char *bw_body_sniff(bw_str_t body);
+
+/* Whether an uploaded part is text worth inspecting: declared text (text/,
+ * JSON, XML, JavaScript, form data…) or, whatever it says, content that is
+ * not binary (no NUL or other control bytes but white space, valid UTF-8,
+ * not one of the common binary formats by its signature). */
+int bw_body_text_like(bw_str_t content_type, bw_str_t content);
+
+/* ---- charsets (body_charset.c) ---------------------------------------------- */
+
+/* The UTF-16/UTF-32 decoder a body needs for inspection, by its declared
+ * charset (charset=utf-16, utf-16le, utf-16be, utf-32, utf-32le, utf-32be,
+ * case-insensitive) or, when the charset says only "utf-16"/"utf-32" or
+ * nothing, its byte order mark. Fed in chunks (any split), it writes UTF-8
+ * to a growing buffer; an unpaired surrogate or a code point past U+10FFFF
+ * fails with a message. */
+typedef struct bw_charset_dec_s bw_charset_dec_t;
+
+/* The charset parameter of a Content-Type value, lower-cased, or NULL. */
+const char *bw_body_charset_param(apr_pool_t *pool, const char *content_type);
+/* A decoder for charset (as bw_body_charset_param returns it, or NULL),
+ * or NULL when the body needs none (UTF-8, ASCII and the other
+ * ASCII-compatible charsets go to the processors as they are). With
+ * charset NULL the decoder waits for a UTF-16/32 byte order mark and
+ * passes anything else through. */
+bw_charset_dec_t *bw_charset_dec_create(apr_pool_t *pool, const char *charset);
+/* Decode len bytes; *out, *out_len: the UTF-8 for them (valid until the
+ * next call). Returns 0, or -1 with *err set (then every later call fails). */
+int bw_charset_dec_feed(bw_charset_dec_t *dc, const char *data, size_t len,
+                        const char **out, size_t *out_len, const char **err);
+/* The end of the body: *out, *out_len: UTF-8 still held back (a body
+ * shorter than a byte order mark); -1 with *err when a code unit was left
+ * incomplete. */
+int bw_charset_dec_finish(bw_charset_dec_t *dc, const char **out, size_t *out_len,
+                          const char **err);
+/* What the decoder decodes ("UTF-16LE", …), or NULL while it passes through. */
+const char *bw_charset_dec_name(const bw_charset_dec_t *dc);
 
 #endif /* BW_BODY_H */

@@ -507,6 +507,7 @@ int main(void)
     xmlInitParser(); /* once, before any parser: what the glue does at child_init */
     sr = srunner_create(tb_cases_suite());
     srunner_add_suite(sr, tb_limits_suite());
+    srunner_add_suite(sr, tb_sniff_suite());
     srunner_run_all(sr, CK_NORMAL);
     failed = srunner_ntests_failed(sr);
     srunner_free(sr);

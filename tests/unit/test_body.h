@@ -56,5 +56,6 @@ bw_str_t tb_read_file(apr_pool_t *pool, const char *path);
 
 Suite *tb_cases_suite(void);
 Suite *tb_limits_suite(void);
+Suite *tb_sniff_suite(void);
 
 #endif /* BW_TEST_BODY_H */
