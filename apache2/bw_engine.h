@@ -73,6 +73,8 @@ typedef struct bw_settings_s {
     int upload_file_mode;
     int upload_file_limit;
     int tmp_save_uploaded_files;
+    int reqbody_guess;               /* SecRequestBodyProcessorGuess: 0 Off, 1 On */
+    apr_int64_t upload_text_limit;   /* SecUploadTextLimit: FILES_CONTENT bytes, 0 = none */
     apr_array_header_t *resbody_mime_types;  /* of const char*, lowercase */
     int audit_engine;                /* 0 Off, 1 On, 2 RelevantOnly */
     const char *audit_log;

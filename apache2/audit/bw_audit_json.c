@@ -6,7 +6,8 @@
  *   request       request_line, headers (B), body: [raw] (C), fake_body (I)
  *   response      protocol, status, headers (F), body (E)
  *   audit_data    messages, action, handler, stopwatch, producer, server,
- *                 sanitized, engine_mode (H)
+ *                 sanitized, reqbody_processor_guessed (Bulwark's own, when
+ *                 the body's content chose its processor), engine_mode (H)
  *   uploads       info[], total (J)
  *   matched_rules [{chain, rules: [{actionset, operator, config,
  *                 unparsed, is_matched}]}] (K)
@@ -195,6 +196,8 @@ static void audit_data(bw_audit_rec_t *r, bw_abuf_t *b)
     if (r->server)
         kv_str(b, &first, "server", bw_str_make(r->server));
     sanitized(r, b, &first);
+    if (tx->reqbody_guessed)
+        kv_str(b, &first, "reqbody_processor_guessed", bw_str_make(tx->reqbody_guessed));
     kv_str(b, &first, "engine_mode", bw_str_make(bw_audit_engine_mode(tx)));
     bw_abuf_byte(b, '}');
 }

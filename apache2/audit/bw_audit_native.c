@@ -9,7 +9,8 @@
  *   F  response status line and headers
  *   E  response body (when the engine buffered it)
  *   H  trailer: Message:, Action:, Apache-Handler:, Stopwatch:, Producer:,
- *      Server:, Sanitised-*:, Engine-Mode:
+ *      Server:, Sanitised-*:, Request-Body-Processor-Guessed: (Bulwark's own,
+ *      when SecRequestBodyProcessorGuess chose the processor), Engine-Mode:
  *   J  uploaded files   K  matched rules   Z  end
  *
  * The boundary is 8 random hex digits per record, so request data cannot
@@ -125,6 +126,11 @@ static void part_h(bw_audit_rec_t *r, bw_abuf_t *b)
     name_list(b, "Sanitised-Args:", r->san.arg_names);
     name_list(b, "Sanitised-Request-Headers:", r->san.req_headers);
     name_list(b, "Sanitised-Response-Headers:", r->san.res_headers);
+    if (tx->reqbody_guessed) {
+        bw_abuf_cstr(b, "Request-Body-Processor-Guessed: ");
+        bw_abuf_cstr(b, tx->reqbody_guessed);
+        bw_abuf_byte(b, '\n');
+    }
     bw_abuf_cstr(b, "Engine-Mode: \"");
     bw_abuf_cstr(b, bw_audit_engine_mode(tx));
     bw_abuf_add(b, "\"\n\n", 3);

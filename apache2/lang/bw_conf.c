@@ -178,18 +178,60 @@ static const char *do_include(bw_config_t *cfg, const char *from_file, int line,
     return NULL;
 }
 
+/* <IfModule NAME> as httpd reads it where Bulwark is the module loaded:
+ * true for Bulwark's own names, false for any other module (the CLI stands
+ * for the engine alone), "!" negates. Returns -1 on a malformed section. */
+static int ifmodule_test(const char *s)
+{
+    size_t n;
+    int neg = 0;
+    s += strlen("<IfModule");
+    while (*s == ' ' || *s == '\t')
+        s++;
+    if (*s == '!') {
+        neg = 1;
+        s++;
+    }
+    n = strcspn(s, "> \t");
+    if (n == 0 || !strchr(s + n, '>'))
+        return -1;
+    return neg ^ ((n == 14 && !strncmp(s, "bulwark_module", 14))
+                  || (n == 13 && !strncmp(s, "mod_bulwark.c", 13)));
+}
+
 static const char *load_lines(bw_config_t *cfg, const char *file, apr_array_header_t *lines)
 {
-    int i;
+    /* <IfModule> nesting: bit k of skip set = section k is false */
+    unsigned long skip = 0;
+    int depth = 0, i;
     for (i = 0; i < lines->nelts; i++) {
         const logical_line_t *ll = &((logical_line_t *)lines->elts)[i];
         const char *s = ll->text, *rest;
         char *name;
         const char *err;
+        int t;
 
         while (*s && isspace((unsigned char)*s))
             s++;
         if (!*s || *s == '#')
+            continue;
+        if (!strncasecmp(s, "<IfModule", 9) && (s[9] == ' ' || s[9] == '\t')) {
+            if ((t = ifmodule_test(s)) < 0 || depth >= 32)
+                return apr_psprintf(cfg->pool, "%s:%d: malformed or too deeply nested <IfModule>",
+                                    file, ll->line);
+            if (!t)
+                skip |= 1UL << depth;
+            depth++;
+            continue;
+        }
+        if (!strncasecmp(s, "</IfModule>", 11)) {
+            if (depth == 0)
+                return apr_psprintf(cfg->pool, "%s:%d: </IfModule> without <IfModule>", file, ll->line);
+            depth--;
+            skip &= ~(1UL << depth);
+            continue;
+        }
+        if (skip)
             continue;
         rest = s;
         err = bw_conf_getword(cfg->pool, &rest, &name);
@@ -217,6 +259,8 @@ static const char *load_lines(bw_config_t *cfg, const char *file, apr_array_head
             *(const char **)apr_array_push(cfg->errors) =
                 apr_psprintf(cfg->pool, "%s:%d: %s", file, ll->line, err);
     }
+    if (depth)
+        return apr_psprintf(cfg->pool, "%s: <IfModule> not closed at the end of the file", file);
     return NULL;
 }
 

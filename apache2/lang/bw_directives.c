@@ -291,6 +291,8 @@ static const dir_def_t dirs[] = {
     { "SecUploadFileMode", DT_OCTAL, OFF(upload_file_mode), NULL, NULL },
     { "SecUploadFileLimit", DT_INT, OFF(upload_file_limit), NULL, NULL },
     { "SecTmpSaveUploadedFiles", DT_ONOFF, OFF(tmp_save_uploaded_files), NULL, NULL },
+    { "SecRequestBodyProcessorGuess", DT_ONOFF, OFF(reqbody_guess), NULL, NULL },
+    { "SecUploadTextLimit", DT_I64, OFF(upload_text_limit), NULL, NULL },
     { "SecAuditEngine", DT_ENUM, OFF(audit_engine), keep_names, NULL },
     { "SecAuditLog", DT_CUSTOM, 0, NULL, d_audit_log },
     { "SecAuditLog2", DT_CUSTOM, 0, NULL, d_audit_log },

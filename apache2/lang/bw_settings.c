@@ -29,6 +29,8 @@ void bw_settings_init_unset(bw_settings_t *s)
     s->upload_file_mode = -1;
     s->upload_file_limit = -1;
     s->tmp_save_uploaded_files = -1;
+    s->reqbody_guess = -1;
+    s->upload_text_limit = -1;
     s->audit_engine = -1;
     s->audit_type = -1;
     s->audit_format = -1;
@@ -60,6 +62,7 @@ void bw_settings_merge(bw_settings_t *out, const bw_settings_t *parent, const bw
     MP(unicode_map_file); MI(unicode_codepage); MP(unicode_map);
     MP(tmp_dir); MP(data_dir); MP(upload_dir);
     MI(upload_keep_files); MI(upload_file_mode); MI(upload_file_limit); MI(tmp_save_uploaded_files);
+    MI(reqbody_guess); MI(upload_text_limit);
     MP(resbody_mime_types);
     MI(audit_engine); MP(audit_log); MP(audit_log2); MP(audit_parts); MI(audit_type);
     MI(audit_format); MP(audit_storage_dir); MI(audit_dir_mode); MI(audit_file_mode);
@@ -94,6 +97,9 @@ void bw_settings_finalize(bw_settings_t *s)
     DEF(upload_file_mode, 0600);
     DEF(upload_file_limit, 100);
     DEF(tmp_save_uploaded_files, 0);
+    /* Bulwark's own: off by default, as mod_security2 has neither */
+    DEF(reqbody_guess, 0);
+    DEF(upload_text_limit, 0);
     DEF(audit_engine, 0);
     DEF(audit_type, 0);
     DEF(audit_format, 0);

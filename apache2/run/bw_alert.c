@@ -4,6 +4,8 @@
  *   ModSecurity: Warning. <operator message> [file "…"] [line "…"] [id "…"]
  *   [rev "…"] [msg "…"] [data "…"] [severity "…"] [ver "…"] [maturity "…"]
  *   [accuracy "…"] [tag "…"]… [hostname "…"] [uri "…"] [unique_id "…"]
+ *   and, Bulwark's own, [reqbody_guessed "JSON"] when the request body's
+ *   processor was chosen by its content (SecRequestBodyProcessorGuess)
  * Field values are escaped (", \ and non-printable bytes) so a value can
  * never forge another field.
  */
@@ -45,6 +47,7 @@ const char *bw_alert_format(apr_pool_t *p, const bw_tx_t *tx, const bw_alert_t *
         field(p, parts, "hostname", bw_str_pdup(p, tx->req.server_name));
         field(p, parts, "uri", bw_str_pdup(p, tx->filename));
         field(p, parts, "unique_id", bw_str_pdup(p, tx->req.unique_id));
+        field(p, parts, "reqbody_guessed", tx->reqbody_guessed);
     }
     return apr_array_pstrcat(p, parts, 0);
 }

@@ -110,6 +110,11 @@ struct bw_tx_s {
     const char *reqbody_processor;     /* "URLENCODED", "MULTIPART", "JSON", "XML" or NULL */
     int reqbody_processor_set;         /* by ctl */
     int force_reqbody_var;
+    /* SecRequestBodyProcessorGuess: the processor the content called for
+     * (REQBODY_PROCESSOR_GUESSED), or NULL; reqbody_guess_kept: the body was
+     * kept to be guessed, so REQUEST_BODY shows it */
+    const char *reqbody_guessed;
+    int reqbody_guess_kept;
     char *reqbody;                     /* buffered request body (REQUEST_BODY) */
     apr_size_t reqbody_len, reqbody_cap;
     int reqbody_truncated, reqbody_rejected;

@@ -374,6 +374,10 @@ struct bw_reqbody_s {
     const char *limit_name;      /* the limit the body went past, or NULL */
     apr_int64_t limit_value;
     int announced;               /* Content-Length said so before any byte */
+    bw_charset_dec_t *dec;       /* UTF-16/32 to UTF-8 for the processors, or NULL */
+    int guess;                   /* no processor: the content chooses one at the end */
+    int guess_raw;               /* ... but past SecRequestBodyNoFilesLimit it was no
+                                    text format: REQUEST_BODY keeps the first bytes */
 };
 
 static struct bw_reqbody_s *reqbody_state(bw_tx_t *tx)
@@ -397,6 +401,8 @@ static int nofiles_applies(const bw_tx_t *tx)
 {
     if (processor_is(tx, "MULTIPART"))
         return 0;
+    if (tx->rb && tx->rb->guess && !tx->rb->guess_raw)
+        return 1;
     return tx->reqbody_processor != NULL || tx->force_reqbody_var;
 }
 
@@ -447,7 +453,18 @@ static void reqbody_start(bw_tx_t *tx)
     rb->lim.upload_dir = upload_dir(tx);
     rb->lim.upload_file_mode = c->upload_file_mode;
     rb->lim.arg_separator = (char)c->arg_separator;
-    rb->keep = !rb->external || processor_is(tx, "URLENCODED") || tx->force_reqbody_var;
+    rb->lim.upload_text_limit = c->upload_text_limit > 0 ? (apr_size_t)c->upload_text_limit : 0;
+    /* SecRequestBodyProcessorGuess: a body no processor claims is kept,
+     * and its content chooses one when it is complete */
+    rb->guess = !tx->reqbody_processor && c->reqbody_guess == 1;
+    tx->reqbody_guess_kept = rb->guess;
+    rb->keep = !rb->external || processor_is(tx, "URLENCODED") || tx->force_reqbody_var
+        || rb->guess;
+    /* a UTF-16/32 JSON or form body reaches the processor as UTF-8; XML
+     * declares its own encoding, which libxml2 reads */
+    if (processor_is(tx, "JSON") || processor_is(tx, "URLENCODED") || rb->guess)
+        rb->dec = bw_charset_dec_create(tx->pool,
+                                        bw_body_charset_param(tx->pool, header_value(tx, "Content-Type")));
     if (processor_is(tx, "MULTIPART"))
         rb->parser = bw_body_multipart_create(tx->pool, header_value(tx, "Content-Type"),
                                               &rb->lim, &rb->sink, &tx->body_res);
@@ -489,6 +506,50 @@ int bw_tx_request_body_expect(bw_tx_t *tx, apr_int64_t length)
     return tx->reqbody_rejected;
 }
 
+/* Whether a guessed body that outgrew SecRequestBodyNoFilesLimit is in a
+ * text format (then the limit holds, as for a declared one): judged on what
+ * was kept so far, or on this chunk when it is the first. */
+static int guess_is_text(bw_tx_t *tx, const char *data, apr_size_t len)
+{
+    if (tx->reqbody_len)
+        return bw_body_sniff(bw_str_n(tx->reqbody, tx->reqbody_len)) != NULL;
+    return bw_body_sniff(bw_str_n(data, len)) != NULL;
+}
+
+static void reqbody_decode_error(bw_tx_t *tx, const char *err)
+{
+    if (!tx->body_res.error) {
+        tx->body_res.error = 1;
+        tx->body_res.error_msg = err;
+    }
+}
+
+/* Bytes of the body, as the processors are to read them (decoded from
+ * UTF-16/32 when that is what they are): kept, fed to the streaming
+ * processor. A guessed body of no text format keeps only its first
+ * SecRequestBodyNoFilesLimit bytes. */
+static void reqbody_consume(bw_tx_t *tx, const char *data, apr_size_t len)
+{
+    struct bw_reqbody_s *rb = tx->rb;
+    const char *err = NULL;
+    size_t n = len;
+    if (rb->dec && bw_charset_dec_feed(rb->dec, data, len, &data, &n, &err) < 0) {
+        reqbody_decode_error(tx, err);
+        return;
+    }
+    if (rb->keep) {
+        apr_size_t k = n;
+        if (rb->guess_raw) {
+            apr_size_t cap = (apr_size_t)tx->cfg->reqbody_nofiles_limit;
+            k = tx->reqbody_len >= cap ? 0 : (cap - tx->reqbody_len < n ? cap - tx->reqbody_len : n);
+        }
+        if (k)
+            reqbody_keep(tx, data, k);
+    }
+    if (rb->parser && n)
+        bw_body_feed(rb->parser, data, n);
+}
+
 int bw_tx_request_body_append(bw_tx_t *tx, const char *data, apr_size_t len)
 {
     struct bw_reqbody_s *rb = reqbody_state(tx);
@@ -507,6 +568,14 @@ int bw_tx_request_body_append(bw_tx_t *tx, const char *data, apr_size_t len)
         limit = tx->cfg->reqbody_nofiles_limit;
     }
     room = limit > tx->reqbody_seen ? (apr_size_t)(limit - tx->reqbody_seen) : 0;
+    if (len > room && rb->guess && !guess_is_text(tx, data, len)) {
+        /* not a text format after all: a body of any size may pass, as
+         * without guessing; REQUEST_BODY shows its first bytes */
+        rb->guess_raw = 1;
+        name = "SecRequestBodyLimit";
+        limit = tx->reqbody_limit;
+        room = limit > tx->reqbody_seen ? (apr_size_t)(limit - tx->reqbody_seen) : 0;
+    }
     if (len > room) {
         reqbody_limit_hit(tx, name, limit, 0);
         if (tx->reqbody_rejected)
@@ -514,10 +583,7 @@ int bw_tx_request_body_append(bw_tx_t *tx, const char *data, apr_size_t len)
         len = room;
     }
     tx->reqbody_seen += (apr_off_t)len;
-    if (rb->keep)
-        reqbody_keep(tx, data, len);
-    if (rb->parser)
-        bw_body_feed(rb->parser, data, len);
+    reqbody_consume(tx, data, len);
     return tx->reqbody_truncated ? -1 : 0;
 }
 
@@ -552,9 +618,76 @@ static void multipart_nofiles_check(bw_tx_t *tx)
 
 /* The end of the body: the streaming processor finishes, a URLENCODED body
  * (whole, as ModSecurity parses it) is split. */
+/* Runs processor name over the kept body, into tx's arguments. An XML
+ * guess that fails is not an error: markup-like prose (an HTML note) is no
+ * XML document and is inspected raw; JSON and URL-encoded guesses stand,
+ * so a body shaped like JSON that the parser refuses is refused like a
+ * declared one (a lenient backend may read it). Returns 1 when the
+ * processor took the body. */
+static int run_guessed(bw_tx_t *tx, const char *name)
+{
+    struct bw_reqbody_s *rb = tx->rb;
+    bw_str_t body = bw_str_n(tx->reqbody ? tx->reqbody : "", tx->reqbody_len);
+    bw_body_result_t xr;
+    bw_body_parser_t *bp;
+    if (!strcmp(name, "URLENCODED")) {
+        bw_body_urlencoded(tx->pool, body, rb->lim.arg_separator, &rb->sink, &tx->body_res);
+        return 1;
+    }
+    if (!strcmp(name, "JSON")) {
+        bp = bw_body_json_create(tx->pool, &rb->lim, &rb->sink, &tx->body_res);
+        bw_body_feed(bp, body.data, body.len);
+        bw_body_finish(bp);
+        return 1;
+    }
+    memset(&xr, 0, sizeof(xr));
+    bp = bw_body_xml_create(tx->pool, &rb->lim, &rb->sink, &xr);
+    bw_body_feed(bp, body.data, body.len);
+    bw_body_finish(bp);
+    if (xr.error)
+        return 0;
+    tx->body_res.xml_doc = xr.xml_doc;
+    return 1;
+}
+
+/* SecRequestBodyProcessorGuess at the end of the body: a body no processor
+ * claimed gets the one its content calls for (REQBODY_PROCESSOR and
+ * REQBODY_PROCESSOR_GUESSED name it); a URL-encoded body that carries JSON
+ * or XML is read as that too, its form arguments kept. */
+static void guess_processor(bw_tx_t *tx)
+{
+    struct bw_reqbody_s *rb = tx->rb;
+    const char *name;
+    if (tx->body_res.error || (rb->guess && rb->guess_raw))
+        return;
+    if (!rb->guess && !(tx->cfg->reqbody_guess == 1 && processor_is(tx, "URLENCODED")))
+        return;
+    name = bw_body_sniff(bw_str_n(tx->reqbody, tx->reqbody_len));
+    if (!name || (!rb->guess && !strcmp(name, "URLENCODED")))
+        return;
+    if (!run_guessed(tx, name))
+        return;
+    tx->reqbody_guessed = name;
+    if (rb->guess)
+        tx->reqbody_processor = name;
+}
+
 void bw_tx_process_request_body(bw_tx_t *tx)
 {
     struct bw_reqbody_s *rb = reqbody_state(tx);
+    if (rb->dec) {
+        const char *rest, *err = NULL;
+        size_t n = 0;
+        if (bw_charset_dec_finish(rb->dec, &rest, &n, &err) < 0)
+            reqbody_decode_error(tx, err);
+        else if (n) {
+            /* a body shorter than a byte order mark was held back */
+            if (rb->keep)
+                reqbody_keep(tx, rest, n);
+            if (rb->parser)
+                bw_body_feed(rb->parser, rest, n);
+        }
+    }
     if (rb->parser) {
         bw_body_finish(rb->parser);
         if (processor_is(tx, "MULTIPART"))
@@ -563,6 +696,7 @@ void bw_tx_process_request_body(bw_tx_t *tx)
         bw_body_urlencoded(tx->pool, bw_str_n(tx->reqbody ? tx->reqbody : "", tx->reqbody_len),
                            rb->lim.arg_separator, &rb->sink, &tx->body_res);
     }
+    guess_processor(tx);
     if (tx->body_res.error && !tx->body_res.error_msg)
         tx->body_res.error_msg = "request body processor failed";
 }

@@ -109,7 +109,12 @@ static void gen_files(bw_tx_t *tx, const bw_var_def_t *d, bw_str_t sel, apr_arra
         case 0: v = f->file_name; break;
         case 1: v = f->field_name; break;
         case 2: v = bw_str_make(apr_psprintf(tx->pool, "%" APR_OFF_T_FMT, f->size)); break;
-        default: v = bw_str_make(f->tmp_name ? f->tmp_name : ""); break;
+        case 3: v = bw_str_make(f->tmp_name ? f->tmp_name : ""); break;
+        default:
+            if (!f->content.data)
+                continue;   /* binary, or not captured: nothing to inspect */
+            v = f->content;
+            break;
         }
         bw_var_emit(out, d, f->field_name, v);
     }
@@ -129,6 +134,10 @@ static void g_files_sizes(bw_tx_t *tx, const bw_var_def_t *d, const void *data, 
 static void g_files_tmpnames(bw_tx_t *tx, const bw_var_def_t *d, const void *data, bw_str_t sel, apr_array_header_t *out)
 {
     gen_files(tx, d, sel, out, 3);
+}
+static void g_files_content(bw_tx_t *tx, const bw_var_def_t *d, const void *data, bw_str_t sel, apr_array_header_t *out)
+{
+    gen_files(tx, d, sel, out, 4);
 }
 static void g_files_combined(bw_tx_t *tx, const bw_var_def_t *d, const void *data, bw_str_t sel, apr_array_header_t *out)
 {
@@ -183,10 +192,15 @@ static int s_reqbody(bw_tx_t *tx, bw_str_t *v)
 {
     if (!tx->reqbody_done)
         return 0;
-    if (!(tx->force_reqbody_var
+    if (!(tx->force_reqbody_var || tx->reqbody_guess_kept
           || (tx->reqbody_processor && !strcmp(tx->reqbody_processor, "URLENCODED"))))
         return 0;
     *v = bw_str_n(tx->reqbody ? tx->reqbody : "", tx->reqbody_len);
+    return 1;
+}
+static int s_reqbody_guessed(bw_tx_t *tx, bw_str_t *v)
+{
+    *v = bw_str_make(tx->reqbody_guessed ? tx->reqbody_guessed : "");
     return 1;
 }
 static int s_reqbody_len(bw_tx_t *tx, bw_str_t *v)
@@ -330,6 +344,7 @@ const bw_var_gen_t bw_var_gens_request[BW_V__COUNT] = {
     [BW_V_FILES_SIZES] = { g_files_sizes, NULL },
     [BW_V_FILES_TMPNAMES] = { g_files_tmpnames, NULL },
     [BW_V_FILES_TMP_CONTENT] = { g_files_tmpnames, NULL },
+    [BW_V_FILES_CONTENT] = { g_files_content, NULL },
     [BW_V_FILES_COMBINED_SIZE] = { g_files_combined, NULL },
     [BW_V_MULTIPART_FILENAME] = { g_mp_names, NULL },
     [BW_V_MULTIPART_NAME] = { g_mp_names, NULL },
@@ -360,6 +375,7 @@ const bw_var_gen_t bw_var_gens_request[BW_V__COUNT] = {
     [BW_V_REQBODY_ERROR] = { bw_var_gen_scalar, (const void *)s_reqbody_error },
     [BW_V_REQBODY_ERROR_MSG] = { bw_var_gen_scalar, (const void *)s_reqbody_error_msg },
     [BW_V_REQBODY_PROCESSOR] = { bw_var_gen_scalar, (const void *)s_reqbody_processor },
+    [BW_V_REQBODY_PROCESSOR_GUESSED] = { bw_var_gen_scalar, (const void *)s_reqbody_guessed },
     [BW_V_REQBODY_PROCESSOR_ERROR] = { bw_var_gen_scalar, (const void *)s_reqbody_error },
     [BW_V_REQBODY_PROCESSOR_ERROR_MSG] = { bw_var_gen_scalar, (const void *)s_reqbody_error_msg },
     [BW_V_URLENCODED_ERROR] = { bw_var_gen_scalar, (const void *)s_urlencoded_error },

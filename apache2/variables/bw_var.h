@@ -41,6 +41,7 @@
     X(FILES, "FILES", BW_CS) X(FILES_NAMES, "FILES_NAMES", BW_CS)                         \
     X(FILES_SIZES, "FILES_SIZES", BW_C) X(FILES_TMPNAMES, "FILES_TMPNAMES", BW_C)         \
     X(FILES_TMP_CONTENT, "FILES_TMP_CONTENT", BW_C)                                      \
+    X(FILES_CONTENT, "FILES_CONTENT", BW_CS)                                             \
     X(FILES_COMBINED_SIZE, "FILES_COMBINED_SIZE", BW_S)                                  \
     X(MULTIPART_FILENAME, "MULTIPART_FILENAME", BW_C)                                    \
     X(MULTIPART_NAME, "MULTIPART_NAME", BW_C)                                            \
@@ -62,6 +63,7 @@
     X(FULL_REQUEST_LENGTH, "FULL_REQUEST_LENGTH", BW_S)                                  \
     X(REQBODY_ERROR, "REQBODY_ERROR", BW_S) X(REQBODY_ERROR_MSG, "REQBODY_ERROR_MSG", BW_S) \
     X(REQBODY_PROCESSOR, "REQBODY_PROCESSOR", BW_S)                                      \
+    X(REQBODY_PROCESSOR_GUESSED, "REQBODY_PROCESSOR_GUESSED", BW_S)                      \
     X(REQBODY_PROCESSOR_ERROR, "REQBODY_PROCESSOR_ERROR", BW_S)                          \
     X(REQBODY_PROCESSOR_ERROR_MSG, "REQBODY_PROCESSOR_ERROR_MSG", BW_S)                  \
     X(URLENCODED_ERROR, "URLENCODED_ERROR", BW_S)                                        \

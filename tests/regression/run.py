@@ -17,7 +17,10 @@ A failing config must also be named by its path in the output.
 
 `@RUN@` in a .conf is replaced by the run directory. A .conf line
 `# backend: echo` runs that file against tests/backend/echo_digest.py (it
-answers with the SHA-256 of the body it got) instead of albedo.
+answers with the SHA-256 of the body it got) instead of albedo. A .conf
+line `# bulwark-only: WHY` marks a file that tests what only Bulwark does
+(its own directives): with --engine modsec2 its tests are listed as not
+applicable, with the reason, and counted neither way.
 A child that dies (`exit signal` in the error log) fails the file.
 Closing line: `regression: N passed, M failed`; exit 1 on any failure,
 2 when the run could not be done at all (go-ftw missing...).
@@ -73,10 +76,15 @@ class Results:
     def __init__(self):
         self.passed = []
         self.failed = []  # (id, why)
+        self.na = []      # (id, why): Bulwark-only tests under another engine
 
     def ok(self, tid):
         self.passed.append(tid)
         print("  ok    %s" % tid, flush=True)
+
+    def not_applicable(self, tid, why):
+        self.na.append((tid, why))
+        print("  n/a   %s: Bulwark only (%s)" % (tid, why), flush=True)
 
     def fail(self, tid, why):
         self.failed.append((tid, why))
@@ -99,6 +107,16 @@ class Backends:
         for be in self.running.values():
             be.stop()
         self.running = {}
+
+
+def conf_bulwark_only(conf):
+    """Why a test's .conf applies to Bulwark only (`# bulwark-only: WHY`), or None."""
+    with open(conf) as f:
+        for line in f:
+            m = re.match(r"#\s*bulwark-only:\s*(.+)", line)
+            if m:
+                return m.group(1).strip()
+    return None
 
 
 def conf_backend(conf):
@@ -129,6 +147,11 @@ def run_ftw_file(a, yaml_path, backends, work, res, ftw):
     if not os.path.exists(conf):
         for t in ids:
             res.fail(t, "missing %s.conf" % name)
+        return
+    only = conf_bulwark_only(conf)
+    if only and a.engine != "bulwark":
+        for t in ids:
+            res.not_applicable(t, only)
         return
     backend_port = backends if isinstance(backends, int) else backends.port(conf_backend(conf))
     run_dir = prepare_run_dir(work, name)
@@ -308,6 +331,8 @@ def main(argv=None):
         else:
             shutil.rmtree(work, ignore_errors=True)
     print("regression: engine %s, %.0fs" % (a.engine, time.monotonic() - t0))
+    if res.na:
+        print("regression: %d tests not applicable to %s (Bulwark only)" % (len(res.na), a.engine))
     if res.failed:
         print("regression failing: %s" % " ".join(t for t, _ in res.failed))
     print("regression: %d passed, %d failed" % (len(res.passed), len(res.failed)))

@@ -546,6 +546,44 @@ START_TEST(test_pcre_limit_fails_closed_after_rule_set)
 }
 END_TEST
 
+/* <IfModule> in files the CLI reads, as httpd reads them with Bulwark
+ * loaded: Bulwark's names are there, any other module is not, "!" negates,
+ * sections nest; an unclosed or stray section is an error with the file. */
+START_TEST(test_ifmodule_sections)
+{
+    bw_intervention_t iv;
+    const char *err = NULL;
+    bw_program_t *p = load("SecRuleEngine On\n"
+                           "<IfModule bulwark_module>\n"
+                           "  SecAction \"id:1,phase:1,pass,nolog,setvar:tx.a=1\"\n"
+                           "  <IfModule security2_module>\n"
+                           "    SecAction \"id:2,phase:1,pass,nolog,setvar:tx.b=1\"\n"
+                           "    NotADirectiveAtAll\n"
+                           "  </IfModule>\n"
+                           "  <IfModule !security2_module>\n"
+                           "    SecAction \"id:3,phase:1,pass,nolog,setvar:tx.c=1\"\n"
+                           "  </IfModule>\n"
+                           "</IfModule>\n"
+                           "<IfModule !mod_bulwark.c>\n"
+                           "  SecAction \"id:4,phase:1,pass,nolog,setvar:tx.d=1\"\n"
+                           "</IfModule>\n", &err);
+    bw_tx_t *tx;
+    ck_assert_msg(p != NULL, "%s", err ? err : "?");
+    tx = request(p, "GET", "/", NULL);
+    ck_assert_int_eq(bw_tx_run_phase(tx, 1, &iv), 0);
+    ck_assert_str_eq(txvar(tx, "a"), "1");
+    ck_assert_str_eq(txvar(tx, "c"), "1");
+    ck_assert_ptr_null(txvar(tx, "b"));
+    ck_assert_ptr_null(txvar(tx, "d"));
+    err = load_error("<IfModule bulwark_module>\nSecRuleEngine On\n");
+    ck_assert_msg(strstr(err, "not closed"), "%s", err);
+    err = load_error("SecRuleEngine On\n</IfModule>\n");
+    ck_assert_msg(strstr(err, ":2: </IfModule> without"), "%s", err);
+    err = load_error("<IfModule >\n</IfModule>\n");
+    ck_assert_msg(strstr(err, ":1: malformed"), "%s", err);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("engine");
@@ -553,6 +591,7 @@ static Suite *suite(void)
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, test_getword_quotes);
     tcase_add_test(tc, test_getword_unbalanced);
+    tcase_add_test(tc, test_ifmodule_sections);
     tcase_add_test(tc, test_errors);
     tcase_add_test(tc, test_continuation_and_all_errors);
     tcase_add_test(tc, test_deny_and_log_format);
