@@ -39,34 +39,34 @@ cases = []
 def case(desc, path, body, ctype, status, expect=(), noexpect=(), regex=None, digest=False, comment=None):
     cases.append(dict(desc=desc, raw=req(path, body, ctype), status=status, expect=list(expect), noexpect=list(noexpect), regex=regex, digest=hashlib.sha256(body).hexdigest() if digest else None, comment=comment))
 j = ('{"q":"%s"}' % SQ).encode()
-case("JSON without a Content-Type: guessed, its values inspected", "/guess/json-notype", j, None, 403, [110705, 110704], regex="guessed JSON as JSON")
-case("JSON declared text/plain (no processor claims it): guessed", "/guess/json-text", j, "text/plain", 403, [110705, 110704], regex="guessed JSON as JSON")
-case("JSON declared application/x-www-form-urlencoded: read as JSON too, the form arguments kept", "/guess/json-form", j, "application/x-www-form-urlencoded", 403, [110705, 110704], regex="guessed JSON as URLENCODED")
-case("URL-encoded without a Content-Type: guessed", "/guess/form-notype", b"q=1%27+UNION+SELECT+password+FROM+users--&x=1", None, 403, [110705, 110704], regex="guessed URLENCODED as URLENCODED")
-case("XML without a Content-Type: guessed, XML:/* inspected", "/guess/xml-notype", ("<a><q>%s</q></a>" % SQ).encode(), None, 403, [110705, 110704], regex="guessed XML as XML")
-case("prose without a Content-Type: no format, inspected raw as REQUEST_BODY", "/guess/raw", ("note: %s" % SQ).encode(), None, 403, [110706], [110705])
-case("JSON-shaped body the parser refuses: a body error like a declared one", "/guess/bad-json", b'{"q":"x",}', None, 400, [110703])
-case("HTML prose is no XML document: inspected raw, passes", "/guess/html", b"<p>Hello</p><p>see you</p>", None, 200, [], [110703, 110705], digest=True)
-case("benign JSON without a Content-Type passes unchanged", "/guess/json-benign", b'{"name":"Alice","age":30}', None, 200, [110705], [110704], digest=True)
-case("benign text/plain note passes unchanged", "/guess/note", b"Remember to buy milk. Meeting at 10.", "text/plain", 200, [], [110705, 110703], digest=True)
-case("uploaded text file: its content is FILES_CONTENT", "/guess/upload-text", mp("n.txt", "text/plain", SQ.encode()), "multipart/form-data; boundary=B", 403, [110704], regex="FILES_CONTENT:f")
-case("uploaded file declared octet-stream with text content: FILES_CONTENT", "/guess/upload-octet", mp("n.bin", "application/octet-stream", SQ.encode()), "multipart/form-data; boundary=B", 403, [110704], regex="FILES_CONTENT:f")
+case("JSON without a Content-Type: guessed, its values inspected", "/guess/json-notype", j, None, 403, [111105, 111104], regex="guessed JSON as JSON")
+case("JSON declared text/plain (no processor claims it): guessed", "/guess/json-text", j, "text/plain", 403, [111105, 111104], regex="guessed JSON as JSON")
+case("JSON declared application/x-www-form-urlencoded: read as JSON too, the form arguments kept", "/guess/json-form", j, "application/x-www-form-urlencoded", 403, [111105, 111104], regex="guessed JSON as URLENCODED")
+case("URL-encoded without a Content-Type: guessed", "/guess/form-notype", b"q=1%27+UNION+SELECT+password+FROM+users--&x=1", None, 403, [111105, 111104], regex="guessed URLENCODED as URLENCODED")
+case("XML without a Content-Type: guessed, XML:/* inspected", "/guess/xml-notype", ("<a><q>%s</q></a>" % SQ).encode(), None, 403, [111105, 111104], regex="guessed XML as XML")
+case("prose without a Content-Type: no format, inspected raw as REQUEST_BODY", "/guess/raw", ("note: %s" % SQ).encode(), None, 403, [111106], [111105])
+case("JSON-shaped body the parser refuses: a body error like a declared one", "/guess/bad-json", b'{"q":"x",}', None, 400, [111103])
+case("HTML prose is no XML document: inspected raw, passes", "/guess/html", b"<p>Hello</p><p>see you</p>", None, 200, [], [111103, 111105], digest=True)
+case("benign JSON without a Content-Type passes unchanged", "/guess/json-benign", b'{"name":"Alice","age":30}', None, 200, [111105], [111104], digest=True)
+case("benign text/plain note passes unchanged", "/guess/note", b"Remember to buy milk. Meeting at 10.", "text/plain", 200, [], [111105, 111103], digest=True)
+case("uploaded text file: its content is FILES_CONTENT", "/guess/upload-text", mp("n.txt", "text/plain", SQ.encode()), "multipart/form-data; boundary=B", 403, [111104], regex="FILES_CONTENT:f")
+case("uploaded file declared octet-stream with text content: FILES_CONTENT", "/guess/upload-octet", mp("n.bin", "application/octet-stream", SQ.encode()), "multipart/form-data; boundary=B", 403, [111104], regex="FILES_CONTENT:f")
 p = png()
-case("uploaded PNG (the payload in its bytes too): binary, not decoded, passes unchanged", "/guess/upload-png", mp("a.png", "image/png", p + SQ.encode()), "multipart/form-data; boundary=B", 200, [], [110704, 110703], digest=True)
-case("text file beyond SecUploadTextLimit (1024): the payload past the limit is not seen", "/guess/upload-long", mp("long.txt", "text/plain", b"a" * 1100 + SQ.encode()), "multipart/form-data; boundary=B", 200, [], [110704], digest=True)
+case("uploaded PNG (the payload in its bytes too): binary, not decoded, passes unchanged", "/guess/upload-png", mp("a.png", "image/png", p + SQ.encode()), "multipart/form-data; boundary=B", 200, [], [111104, 111103], digest=True)
+case("text file beyond SecUploadTextLimit (1024): the payload past the limit is not seen", "/guess/upload-long", mp("long.txt", "text/plain", b"a" * 1100 + SQ.encode()), "multipart/form-data; boundary=B", 200, [], [111104], digest=True)
 u16 = ('{"q":"%s"}' % SQ).encode("utf-16le")
-case("JSON in UTF-16LE (charset=utf-16le): decoded for inspection", "/guess/utf16le", u16, "application/json; charset=utf-16le", 403, [110704])
-case("JSON in UTF-16 with a byte order mark, no charset: decoded", "/guess/utf16-bom", ('{"q":"%s"}' % SQ).encode("utf-16"), "application/json", 403, [110704])
-case("URL-encoded body in UTF-16BE (charset=utf-16be): decoded", "/guess/form-utf16be", ("q=%s" % SQ).encode("utf-16-be"), "application/x-www-form-urlencoded; charset=utf-16be", 403, [110704])
-case("benign UTF-16 JSON passes, the bytes forwarded unchanged", "/guess/utf16-benign", '{"name":"Zoë"}'.encode("utf-16"), "application/json; charset=utf-16", 200, [], [110703, 110704], digest=True)
-case("UTF-16 cut in the middle of a code unit: a body error", "/guess/utf16-odd", '{"a":1}'.encode("utf-16le")[:-1], "application/json; charset=utf-16le", 400, [110703], regex="UTF-16LE body")
+case("JSON in UTF-16LE (charset=utf-16le): decoded for inspection", "/guess/utf16le", u16, "application/json; charset=utf-16le", 403, [111104])
+case("JSON in UTF-16 with a byte order mark, no charset: decoded", "/guess/utf16-bom", ('{"q":"%s"}' % SQ).encode("utf-16"), "application/json", 403, [111104])
+case("URL-encoded body in UTF-16BE (charset=utf-16be): decoded", "/guess/form-utf16be", ("q=%s" % SQ).encode("utf-16-be"), "application/x-www-form-urlencoded; charset=utf-16be", 403, [111104])
+case("benign UTF-16 JSON passes, the bytes forwarded unchanged", "/guess/utf16-benign", '{"name":"Zoë"}'.encode("utf-16"), "application/json; charset=utf-16", 200, [], [111103, 111104], digest=True)
+case("UTF-16 cut in the middle of a code unit: a body error", "/guess/utf16-odd", '{"a":1}'.encode("utf-16le")[:-1], "application/json; charset=utf-16le", 400, [111103], regex="UTF-16LE body")
 case("JSON-shaped body without a type, beyond SecRequestBodyNoFilesLimit (4096 here): refused like a declared one", "/guess/json-big", b'{"a":"' + b"x" * 5000 + b'"}', None, 413)
-case("a body of no text format beyond SecRequestBodyNoFilesLimit passes as without guessing", "/guess/raw-big", b"\x00\x01" * 2600, None, 200, [], [110703], digest=True)
-case("text of no format beyond the limit passes too; REQUEST_BODY holds its first 4096 bytes", "/guess/raw-big-text", b"x" * 4100 + SQ.encode() + b"y" * 1000, None, 200, [], [110706], digest=True)
-case("... and what is within them is still inspected", "/guess/raw-big-text2", SQ.encode() + b"y" * 5000, None, 403, [110706])
+case("a body of no text format beyond SecRequestBodyNoFilesLimit passes as without guessing", "/guess/raw-big", b"\x00\x01" * 2600, None, 200, [], [111103], digest=True)
+case("text of no format beyond the limit passes too; REQUEST_BODY holds its first 4096 bytes", "/guess/raw-big-text", b"x" * 4100 + SQ.encode() + b"y" * 1000, None, 200, [], [111106], digest=True)
+case("... and what is within them is still inspected", "/guess/raw-big-text2", SQ.encode() + b"y" * 5000, None, 403, [111106])
 out = ["---", "meta:", "  author: \"bulwark\"",
        "  description: 'Bodies inspected as the backend reads them: SecRequestBodyProcessorGuess, SecUploadTextLimit (FILES_CONTENT), UTF-16/32 bodies decoded. Generated requests (encoded_request: the raw bytes, base64).'",
-       "rule_id: 110701", "tests:"]
+       "rule_id: 111101", "tests:"]
 for i, c in enumerate(cases, 1):
     out += ["  - test_id: %d" % i, "    desc: '%s'" % c["desc"].replace("'", "''"), "    stages:", "      - input:",
             '          dest_addr: "127.0.0.1"', "          port: 80",
@@ -86,11 +86,11 @@ open(os.path.join(HERE, "guess.yaml"), "w").write("\n".join(out) + "\n")
 def req_b64(path, body, ctype=None):
     return base64.b64encode(req(path, body, ctype)).decode()
 off_cases = [
- ("guessing off: a JSON body without a Content-Type is not parsed (mod_security2 behaviour)", req_b64("/off/json-notype", ('{"q":"%s"}' % SQ).encode()), 200, [], [110804, 110805]),
- ("guessing off: nor is one declared text/plain", req_b64("/off/json-text", ('{"q":"%s"}' % SQ).encode(), "text/plain"), 200, [], [110804, 110805]),
- ("guessing off: a JSON body declared URL-encoded gives form arguments only", req_b64("/off/json-form", b'{"q":"x"}', "application/x-www-form-urlencoded"), 200, [110806], [110805]),
+ ("guessing off: a JSON body without a Content-Type is not parsed (mod_security2 behaviour)", req_b64("/off/json-notype", ('{"q":"%s"}' % SQ).encode()), 200, [], [111204, 111205]),
+ ("guessing off: nor is one declared text/plain", req_b64("/off/json-text", ('{"q":"%s"}' % SQ).encode(), "text/plain"), 200, [], [111204, 111205]),
+ ("guessing off: a JSON body declared URL-encoded gives form arguments only", req_b64("/off/json-form", b'{"q":"x"}', "application/x-www-form-urlencoded"), 200, [111206], [111205]),
 ]
-out = ["---", "meta:", '  author: "bulwark"', "  description: 'SecRequestBodyProcessorGuess Off (the engine default): bodies are parsed as mod_security2 parses them, by their Content-Type only.'", "rule_id: 110801", "tests:"]
+out = ["---", "meta:", '  author: "bulwark"', "  description: 'SecRequestBodyProcessorGuess Off (the engine default): bodies are parsed as mod_security2 parses them, by their Content-Type only.'", "rule_id: 111201", "tests:"]
 for i,(d,r,st,ex,no) in enumerate(off_cases,1):
     out += ["  - test_id: %d" % i, "    desc: '%s'" % d, "    stages:", "      - input:", '          dest_addr: "127.0.0.1"', "          port: 80", "          encoded_request: '%s'" % r, "        output:", "          status: %d" % st, "          log:"]
     if ex: out.append("            expect_ids: [%s]" % ", ".join(map(str,ex)))
