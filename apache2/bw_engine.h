@@ -45,6 +45,8 @@ void bw_engine_init(void);
 
 /* ---- settings ---------------------------------------------------------- */
 
+struct bw_geo_db_s;   /* an opened GeoIP database (operators/bw_geo.h) */
+
 /* Every Sec* setting of one context. Unset values are -1 / NULL and are
  * inherited from the parent context when programs are built. */
 typedef struct bw_settings_s {
@@ -90,7 +92,8 @@ typedef struct bw_settings_s {
     const char *debug_log;
     int debug_log_level;
     apr_int64_t collection_timeout;
-    const char *geo_db;
+    const char *geo_db;              /* SecGeoLookupDb, as resolved */
+    const struct bw_geo_db_s *geo;   /* ...opened at the directive (operators/bw_geo.h) */
     const char *scan_cache_dir;      /* compiled multi-pattern databases (SecScanCacheDir) */
     int status_engine;
     const char *server_signature;

@@ -13,6 +13,7 @@
 #include <ctype.h>
 #include <apr_thread_mutex.h>
 #include "lang/bw_lang.h"
+#include "operators/bw_geo.h"
 
 typedef enum {
     DT_ONOFF,      /* On | Off */
@@ -236,15 +237,23 @@ static const char *d_component(bw_config_t *c, const dir_def_t *d, const char *a
     return NULL;
 }
 
+/* The database is opened here, once, from the configuration's pool: a
+ * missing or damaged file stops start-up at this line, and the mapping is
+ * shared read-only by every transaction until the configuration goes. A
+ * relative path is read from the directory of the file that names it. */
 static const char *d_geo_db(bw_config_t *c, const dir_def_t *d, const char *a, const char *f, int l)
 {
     char *w = NULL;
+    const char *why = NULL, *path;
     const char *err = one_word(c->pool, d, a, &w);
     if (err)
         return err;
-    c->settings.geo_db = w;
-    return "SecGeoLookupDb: GeoIP databases are not supported yet; remove the directive "
-           "(rules using @geoLookup then log an error when they run)";
+    path = bw_op_data_path(c->pool, f, w);
+    c->settings.geo = bw_geo_open(c->pool, path, &why);
+    if (!c->settings.geo)
+        return apr_psprintf(c->pool, "SecGeoLookupDb: %s", why);
+    c->settings.geo_db = path;
+    return NULL;
 }
 
 static const char *d_unsupported(bw_config_t *c, const dir_def_t *d, const char *a, const char *f, int l)

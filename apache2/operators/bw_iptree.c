@@ -111,8 +111,7 @@ static void tree_insert(apr_pool_t *p, ip_node_t *node, const unsigned char *key
     }
 }
 
-/* Text to address bytes. Returns the family index (0 v4, 1 v6) or -1. */
-static int parse_addr(bw_str_t s, unsigned char *out)
+int bw_ip_parse(bw_str_t s, unsigned char out[16])
 {
     char buf[IP_TEXT_MAX];
 
@@ -155,7 +154,7 @@ int bw_iptree_add(bw_iptree_t *t, bw_str_t spec, const char **why)
 
     if (slash)
         addr.len = (size_t)(slash - spec.data);
-    fam = parse_addr(addr, key);
+    fam = bw_ip_parse(addr, key);
     if (fam < 0) {
         *why = "invalid IP address";
         return -1;
@@ -181,7 +180,7 @@ int bw_iptree_contains(const bw_iptree_t *t, bw_str_t addr)
     unsigned char key[IP_MAXBYTES];
     const ip_node_t *n;
     unsigned bits;
-    int fam = parse_addr(addr, key);
+    int fam = bw_ip_parse(addr, key);
 
     if (fam < 0)
         return -1;

@@ -21,6 +21,11 @@ int bw_iptree_add(bw_iptree_t *t, bw_str_t spec, const char **why);
  * 0 when not, -1 when addr is not an IP address. */
 int bw_iptree_contains(const bw_iptree_t *t, bw_str_t addr);
 
+/* A textual IPv4 or IPv6 address (no prefix, no surrounding space) to its
+ * bytes in network order, zero-padded to 16: 0 for IPv4 (4 bytes), 1 for
+ * IPv6, -1 when s is not an address. Shared with the GeoIP lookup. */
+int bw_ip_parse(bw_str_t s, unsigned char out[16]);
+
 /* Number of blocks added. */
 size_t bw_iptree_count(const bw_iptree_t *t);
 

@@ -22,6 +22,7 @@
 #include "base/bw_types.h"
 
 typedef struct bw_op_def_s bw_op_def_t;
+struct bw_geo_db_s;   /* bw_geo.h */
 
 /* One operator as it stands in one rule. */
 typedef struct bw_op_s {
@@ -52,12 +53,19 @@ typedef struct bw_op_run_s {
     pcre2_match_context *mctx;    /* SecPcreMatchLimit / ...Recursion applied */
     int no_msg;                   /* the match message will not be used (nolog rule):
                                      operators skip building it */
+    const struct bw_geo_db_s *geo; /* SecGeoLookupDb's database, or NULL (@geoLookup) */
     /* outputs */
     int ncaptures;                /* >= 0: captures[0..ncaptures-1] set TX.0.. */
     bw_str_t captures[10];
     const char *msg;              /* on match: e.g. Pattern match "x" at ARGS:id. */
     const char *error;            /* on -1 */
     int limit_hit;                /* set with -1 when a PCRE2 limit stopped the match */
+    /* On a match, an operator that fills a collection (@geoLookup: GEO)
+     * names it here: the engine replaces its content by fill[0..nfill-1]
+     * (from run->pool, values copied by the engine), negated rule or not. */
+    const char *fill_coll;
+    const bw_kv_t *fill;
+    int nfill;
 } bw_op_run_t;
 
 #define BW_OP_VAR_PLACEHOLDER "\x1e@var\x1e"

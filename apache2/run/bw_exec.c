@@ -80,6 +80,17 @@ static const char *with_var_name(bw_tx_t *tx, const char *msg, const bw_varval_t
                        with_var_name(tx, at + sizeof(BW_OP_VAR_PLACEHOLDER) - 1, v), NULL);
 }
 
+/* What a matching operator found replaces the collection it names (GEO
+ * holds the last successful @geoLookup's record, nothing of an earlier one). */
+static void fill_collection(bw_tx_t *tx, const bw_op_run_t *run)
+{
+    bw_coll_t *c = bw_tx_collection(tx, run->fill_coll, 1);
+    int i;
+    bw_coll_clear(tx->pool, c);
+    for (i = 0; i < run->nfill; i++)
+        bw_coll_set(tx->pool, c, run->fill[i].name, run->fill[i].value);
+}
+
 /* 1 match, 0 no match, -1 error (logged). */
 static int run_op(bw_tx_t *tx, const bw_rule_t *r, const bw_op_t *op, const bw_varval_t *v,
                   bw_str_t value, bw_op_run_t *run)
@@ -95,6 +106,7 @@ static int run_op(bw_tx_t *tx, const bw_rule_t *r, const bw_op_t *op, const bw_v
     run->ncaptures = -1;
     /* only the last link's message is logged (perform_disruptive) */
     run->no_msg = r->chain_head->log == 0 || r->chain_next != NULL;
+    run->geo = tx->cfg->geo;
     rc = op->def->execute(op, run, value);
     if (rc < 0) {
         bw_rule_t *h = r->chain_head;
@@ -107,6 +119,8 @@ static int run_op(bw_tx_t *tx, const bw_rule_t *r, const bw_op_t *op, const bw_v
                           run->error ? run->error : "error");
         return -1;
     }
+    if (rc == 1 && run->fill_coll)
+        fill_collection(tx, run);
     if (rc == 1 && run->msg)
         run->msg = with_var_name(tx, run->msg, v);
     if (r->op_negated) {

@@ -19,8 +19,11 @@ A failing config must also be named by its path in the output.
 `# backend: echo` runs that file against tests/backend/echo_digest.py (it
 answers with the SHA-256 of the body it got) instead of albedo. A .conf
 line `# bulwark-only: WHY` marks a file that tests what only Bulwark does
-(its own directives): with --engine modsec2 its tests are listed as not
-applicable, with the reason, and counted neither way.
+(its own directives): with --engine modsec2 its tests (a start-up test too)
+are listed as not applicable, with the reason, and counted neither way.
+A .conf line `# setup: COMMAND ARGS...` (any number of them) is run from the
+repository root, `@RUN@` replaced, before Apache starts or is tested: data a
+test needs but that is never committed (GeoIP databases) is made there.
 A child that dies (`exit signal` in the error log) fails the file.
 Closing line: `regression: N passed, M failed`; exit 1 on any failure,
 2 when the run could not be done at all (go-ftw missing...).
@@ -30,6 +33,7 @@ import argparse
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -129,6 +133,20 @@ def conf_backend(conf):
     return "albedo"
 
 
+def conf_setup(conf, run_dir):
+    """Run the `# setup: COMMAND` lines of a .conf; None, or why one failed."""
+    with open(conf) as f:
+        cmds = [m.group(1) for m in (re.match(r"#\s*setup:\s*(.+?)\s*$", l) for l in f) if m]
+    for cmd in cmds:
+        argv = [a.replace("@RUN@", run_dir) for a in shlex.split(cmd)]
+        p = subprocess.run(argv, cwd=os.path.join(HERE, "..", ".."), stdin=subprocess.DEVNULL,
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                           errors="replace", timeout=120)
+        if p.returncode != 0:
+            return "setup `%s` failed (status %d): %s" % (cmd, p.returncode, p.stdout.strip()[-500:])
+    return None
+
+
 def child_crashes(error_log):
     try:
         with open(error_log, errors="replace") as f:
@@ -155,6 +173,11 @@ def run_ftw_file(a, yaml_path, backends, work, res, ftw):
         return
     backend_port = backends if isinstance(backends, int) else backends.port(conf_backend(conf))
     run_dir = prepare_run_dir(work, name)
+    why = conf_setup(conf, run_dir)
+    if why:
+        for t in ids:
+            res.fail(t, why)
+        return
     files = [substitute(os.path.join(HERE, "base.conf"), os.path.join(run_dir, "base.conf"), run_dir),
              substitute(conf, os.path.join(run_dir, "test.conf"), run_dir)]
     cfg = hz.ApacheConfig(a.engine, backend_port, rule_files=files, module_so=a.module,
@@ -234,7 +257,15 @@ def run_startup(a, path, work, res):
     rel = os.path.relpath(path, HERE)
     tid = rel[:-len(".conf")]
     want = parse_startup_header(path)
+    only = conf_bulwark_only(path)
+    if only and a.engine != "bulwark":
+        res.not_applicable(tid, only)
+        return
     run_dir = prepare_run_dir(work, tid)
+    why = conf_setup(path, run_dir)
+    if why:
+        res.fail(tid, why)
+        return
     files = [substitute(os.path.join(HERE, "base.conf"), os.path.join(run_dir, "base.conf"), run_dir),
              substitute(path, os.path.join(run_dir, os.path.basename(path)), run_dir)]
     tested = files[1]
