@@ -23,8 +23,8 @@
  * context. A few errors (input encoding conversion, I/O) are raised with no
  * context, through libxml2's per-thread handlers, which print to stderr,
  * i.e. Apache's error log, where a client could flood it: those handlers
- * are silenced around each libxml2 call and then restored (they are
- * thread-local, so no other thread is affected). The glue must call
+ * are caught around each libxml2 call and then restored (base/bw_xmlerr.h;
+ * they are thread-local, so no other thread is affected). The glue must call
  * xmlInitParser() once before threads start (post_config or child_init)
  * and never xmlCleanupParser() while requests run.
  *
@@ -37,6 +37,7 @@
 #include <libxml/parserInternals.h>
 #include <libxml/xpath.h>
 #include <libxml/xpathInternals.h>
+#include "base/bw_xmlerr.h"
 #include "body_internal.h"
 
 #define CHUNK_MAX (1 << 20)   /* xmlParseChunk takes an int length */
@@ -57,44 +58,14 @@ static void quiet_error(void *ctx, xmlErrorPtr err)
     (void)err;
 }
 
-static void quiet_generic(void *ctx, const char *msg, ...)
-{
-    (void)ctx;
-    (void)msg;
-}
-
-/* This thread's libxml2 error handlers, saved while silenced. */
-typedef struct {
-    xmlStructuredErrorFunc s;
-    void *sctx;
-    xmlGenericErrorFunc g;
-    void *gctx;
-} quiet_t;
-
-static void quiet_on(quiet_t *q)
-{
-    q->s = xmlStructuredError;
-    q->sctx = xmlStructuredErrorContext;
-    q->g = xmlGenericError;
-    q->gctx = xmlGenericErrorContext;
-    xmlSetStructuredErrorFunc(NULL, quiet_error);
-    xmlSetGenericErrorFunc(NULL, quiet_generic);
-}
-
-static void quiet_off(const quiet_t *q)
-{
-    xmlSetStructuredErrorFunc(q->sctx, q->s);
-    xmlSetGenericErrorFunc(q->gctx, q->g);
-}
-
 /* xmlParseChunk with this thread's context-less error output silenced. */
 static int parse_chunk(xmlParserCtxtPtr c, const char *data, int len, int terminate)
 {
-    quiet_t q;
+    bw_xmlerr_t q;
     int rc;
-    quiet_on(&q);
+    bw_xmlerr_catch(&q);
     rc = xmlParseChunk(c, data, len, terminate);
-    quiet_off(&q);
+    bw_xmlerr_release(&q);
     return rc;
 }
 
@@ -255,10 +226,10 @@ bw_body_parser_t *bw_body_xml_create(apr_pool_t *pool, const bw_body_limits_t *l
 {
     xml_t *x = apr_pcalloc(pool, sizeof(*x));
     x->bp = bw_body_parser_new(pool, &xml_ops, limits, sink, res, x);
-    quiet_t q;
-    quiet_on(&q);
+    bw_xmlerr_t q;
+    bw_xmlerr_catch(&q);
     x->ctxt = xmlCreatePushParserCtxt(NULL, NULL, NULL, 0, NULL);
-    quiet_off(&q);
+    bw_xmlerr_release(&q);
     if (x->ctxt)
         harden(x->ctxt);
     apr_pool_cleanup_register(pool, x, xml_cleanup, apr_pool_cleanup_null);
@@ -288,7 +259,7 @@ int bw_body_xml_xpath(apr_pool_t *pool, void *xml_doc, const char *expr,
 {
     xmlXPathContextPtr xc;
     xmlXPathObjectPtr obj;
-    quiet_t q;
+    bw_xmlerr_t q;
     int i;
     if (xml_doc == NULL)
         return 0;
@@ -297,9 +268,9 @@ int bw_body_xml_xpath(apr_pool_t *pool, void *xml_doc, const char *expr,
         return -1;
     }
     xc->error = quiet_xpath_error;
-    quiet_on(&q);
+    bw_xmlerr_catch(&q);
     obj = xmlXPathEvalExpression((const xmlChar *)expr, xc);
-    quiet_off(&q);
+    bw_xmlerr_release(&q);
     if (obj == NULL) {
         /* libxml2 leaves lastError.message empty for XPath: give the code
          * (xmlerror.h XML_XPATH_*) and where in the expression it stopped. */

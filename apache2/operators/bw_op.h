@@ -54,6 +54,9 @@ typedef struct bw_op_run_s {
     int no_msg;                   /* the match message will not be used (nolog rule):
                                      operators skip building it */
     const struct bw_geo_db_s *geo; /* SecGeoLookupDb's database, or NULL (@geoLookup) */
+    void *xml_doc;                /* the request body's parsed XML document (the XML
+                                     body processor's xmlDocPtr), or NULL: what
+                                     @validateDTD / @validateSchema check */
     /* outputs */
     int ncaptures;                /* >= 0: captures[0..ncaptures-1] set TX.0.. */
     bw_str_t captures[10];

@@ -131,6 +131,28 @@ int bw_op_is_url(bw_str_t s)
         || (s.len >= 8 && strncasecmp(s.data, "https://", 8) == 0);
 }
 
+int bw_op_data_file(apr_pool_t *p, const bw_op_cenv_t *env, const char *opname,
+                    const char *what, bw_str_t name, const char **path, char **err)
+{
+    if (name.len == 0) {
+        *err = apr_psprintf(p, "@%s: no %s name in the parameter", opname, what);
+        return -1;
+    }
+    if (memchr(name.data, '\0', name.len)) {
+        *err = apr_psprintf(p, "@%s: NUL byte in file name \"%s\"", opname,
+                            bw_op_log_escape(p, name, 0));
+        return -1;
+    }
+    if (bw_op_is_url(name)) {
+        *err = apr_psprintf(p, "@%s: loading a %s from a URL is not supported (\"%s\"); "
+                            "download the file and name its local path",
+                            opname, what, bw_str_pdup(p, name));
+        return -1;
+    }
+    *path = bw_op_data_path(p, env->file, bw_str_pdup(p, name));
+    return 0;
+}
+
 int bw_op_atoi(bw_str_t s)
 {
     size_t i = 0;

@@ -20,8 +20,9 @@ extern const bw_op_def_t bw_op_begins_with, bw_op_contains, bw_op_contains_word,
     bw_op_ge, bw_op_geo_lookup, bw_op_gt, bw_op_inspect_file, bw_op_ip_match,
     bw_op_ip_match_f, bw_op_ip_match_from_file, bw_op_le, bw_op_lt, bw_op_ne, bw_op_no_match,
     bw_op_pm, bw_op_pm_from_file, bw_op_pmf, bw_op_rbl, bw_op_rx, bw_op_streq, bw_op_strmatch,
-    bw_op_unconditional_match, bw_op_validate_byte_range, bw_op_validate_url_encoding,
-    bw_op_validate_utf8_encoding, bw_op_verify_cc, bw_op_verify_cpf, bw_op_verify_ssn,
+    bw_op_unconditional_match, bw_op_validate_byte_range, bw_op_validate_dtd,
+    bw_op_validate_schema, bw_op_validate_url_encoding, bw_op_validate_utf8_encoding,
+    bw_op_verify_cc, bw_op_verify_cpf, bw_op_verify_ssn,
     bw_op_within;
 
 /* --- op_common.c ---------------------------------------------------------- */
@@ -42,6 +43,13 @@ int bw_op_next_token(bw_str_t *rest, const char *seps, bw_str_t *tok);
 /* 1 when s starts with http:// or https:// (case-insensitive): ModSecurity
  * can download data files; Bulwark refuses to at start-up. */
 int bw_op_is_url(bw_str_t s);
+
+/* One data file named in a parameter: refuses an empty name, a NUL byte
+ * and a URL (no network access from the configuration), then resolves the
+ * name against the rule file's directory. 0 with *path, or -1 with *err
+ * (from p) naming what (e.g. "schema"). */
+int bw_op_data_file(apr_pool_t *p, const bw_op_cenv_t *env, const char *opname,
+                    const char *what, bw_str_t name, const char **path, char **err);
 
 /* The integer conversion ModSecurity applies to both sides of @eq..@le:
  * leading white space, an optional sign, then decimal digits up to the
