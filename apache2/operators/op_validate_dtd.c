@@ -9,8 +9,9 @@
  *   would otherwise build it lazily on first use, writing into the DTD that
  *   every thread shares. Each call makes its own validation context.
  * Arguments: the DTD file; a relative name is resolved against the
- *   directory of the rule file. A file that cannot be read or does not
- *   parse is a configuration error naming the file, line and reason.
+ *   directory of the rule file. A file that cannot be read, does not parse
+ *   or draws a warning (an external entity naming a URL is one) is a
+ *   configuration error naming the file, line and reason.
  * Returns: 1 when the document is not valid (message "XML: DTD validation
  *   failed." and libxml2's first complaint), 0 when it is, and -1 when
  *   there is no document (the body was not parsed as XML), as
@@ -78,7 +79,9 @@ static int dtd_compile(bw_op_t *op, const bw_op_cenv_t *env, char **err)
     apr_pool_cleanup_register(env->pool, dtd, dtd_free, apr_pool_cleanup_null);
     bw_op_xml_load_begin(&e, &saved);
     *dtd = xmlParseDTD(NULL, (const xmlChar *)path);
-    if (*dtd)
+    /* libxml2 only warns where it skipped something (a parameter entity
+     * naming a URL...): a DTD that is not all there is refused too */
+    if (*dtd && e.count == 0)
         rc = build_models(*dtd);
     bw_op_xml_load_end(&e, saved);
     if (rc < 0) {
