@@ -39,7 +39,7 @@ typedef enum {
     BW_A_PASS, BW_A_DENY, BW_A_DROP, BW_A_BLOCK, BW_A_ALLOW, BW_A_REDIRECT, BW_A_PAUSE,
     /* run on a match */
     BW_A_SETVAR, BW_A_SETENV, BW_A_EXPIREVAR, BW_A_DEPRECATEVAR, BW_A_INITCOL,
-    BW_A_SANITISE, BW_A_CTL
+    BW_A_SANITISE, BW_A_CTL, BW_A_EXEC
 } bw_action_op_t;
 
 typedef struct bw_action_def_s bw_action_def_t;
@@ -68,6 +68,11 @@ const bw_action_def_t *bw_action_lookup(const char *name, size_t len);
 const char *bw_severity_name(int severity);
 
 /* ---- compiled parameters -------------------------------------------------- */
+
+/* exec's num: what the parameter names. A Lua script (".lua", as
+ * ModSecurity decides) is read by the rule reader, which knows the rule
+ * file its path is relative to; data is then its bw_lua_script_t. */
+enum { BW_EXEC_LUA = 1 };
 
 /* allow's num */
 enum { BW_ALLOW_ALL = 0, BW_ALLOW_PHASE = 1, BW_ALLOW_REQUEST = 2 };

@@ -55,6 +55,10 @@ static const char *d_action(bw_config_t *c, const dir_def_t *d, const char *a, c
 {
     return bw_dir_secaction(c, a, f, l);
 }
+static const char *d_script(bw_config_t *c, const dir_def_t *d, const char *a, const char *f, int l)
+{
+    return bw_dir_secrulescript(c, a, f, l);
+}
 static const char *d_marker(bw_config_t *c, const dir_def_t *d, const char *a, const char *f, int l)
 {
     return bw_dir_secmarker(c, a, f, l);
@@ -344,7 +348,7 @@ static const dir_def_t dirs[] = {
     { "SecHashMethodRx", DT_IGNORED, 0, NULL, NULL },
     { "SecHashMethodPm", DT_IGNORED, 0, NULL, NULL },
     { "SecChrootDir", DT_CUSTOM, 0, NULL, d_unsupported },
-    { "SecRuleScript", DT_CUSTOM, 0, NULL, d_unsupported },
+    { "SecRuleScript", DT_CUSTOM, 0, NULL, d_script },
     { "SecRemoteRules", DT_CUSTOM, 0, NULL, d_unsupported },
     { "SecRemoteRulesFailAction", DT_IGNORED, 0, NULL, NULL },
     { "SecGsbLookupDb", DT_CUSTOM, 0, NULL, d_unsupported },

@@ -63,6 +63,8 @@ struct bw_rule_s {
     bw_rule_t *chain_head;       /* starter (self for starters) */
     const char *marker;          /* SecMarker name */
     const bw_rule_t *default_set;/* SecDefaultAction in force when parsed */
+    int lua;                     /* runs a Lua script (SecRuleScript, @inspectFile x.lua,
+                                    exec:x.lua), which may set any variable */
 };
 
 /* Parse an action list ("id:1,phase:2,'msg:x'"…) and apply each action to
@@ -116,6 +118,7 @@ struct bw_config_s {
 /* Rule directives (bw_rules_dir.c), called from the directive table. */
 const char *bw_dir_secrule(bw_config_t *cfg, const char *args, const char *file, int line);
 const char *bw_dir_secaction(bw_config_t *cfg, const char *args, const char *file, int line);
+const char *bw_dir_secrulescript(bw_config_t *cfg, const char *args, const char *file, int line);
 const char *bw_dir_secmarker(bw_config_t *cfg, const char *args, const char *file, int line);
 const char *bw_dir_default_action(bw_config_t *cfg, const char *args, const char *file, int line);
 const char *bw_dir_remove(bw_config_t *cfg, bw_item_kind_t kind, const char *args,

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <ctype.h>
 #include "lang/bw_lang.h"
+#include "operators/bw_lua.h"
 
 static const char *read_value(apr_pool_t *p, const char **sp, char **out)
 {
@@ -109,6 +110,17 @@ static void apply(bw_rule_t *r, const bw_action_t *a, apr_pool_t *p)
     }
 }
 
+/* exec:x.lua: compile the script, its path relative to the rule's file. */
+static const char *exec_script(apr_pool_t *p, bw_rule_t *rule, bw_action_t *a)
+{
+    char *err = NULL;
+    a->data = bw_lua_script_load(p, bw_op_data_path(p, rule->file, a->param), &err);
+    if (!a->data)
+        return err;
+    rule->lua = 1;
+    return NULL;
+}
+
 const char *bw_rule_apply_actions(apr_pool_t *p, bw_rule_t *rule, const char *text,
                                   apr_array_header_t *out)
 {
@@ -155,6 +167,8 @@ const char *bw_rule_apply_actions(apr_pool_t *p, bw_rule_t *rule, const char *te
         a->data = NULL;
         a->num = 0;
         err = def->compile ? def->compile(a, p) : NULL;
+        if (!err && def->op == BW_A_EXEC && a->num == BW_EXEC_LUA)
+            err = exec_script(p, rule, a);
         if (err)
             return apr_psprintf(p, "%s: %s", def->name, err);
         if (def->kind == BW_AK_NONDISRUPTIVE)

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <ctype.h>
 #include "lang/bw_lang.h"
+#include "operators/bw_lua.h"
 
 static bw_rule_t *rule_new(apr_pool_t *p, bw_rule_kind_t kind, const char *file, int line)
 {
@@ -61,6 +62,7 @@ static const char *parse_operator(apr_pool_t *p, bw_rule_t *r, const char *text)
     r->op.def = def;
     r->op.param = apr_pstrdup(p, s);
     r->op.param_len = strlen(s);
+    r->lua = !strcmp(def->name, "inspectFile") && bw_lua_is_script(s);
     if ((def->flags & BW_OP_PARAM_REQUIRED) && !*s)
         return apr_psprintf(p, "operator @%s needs a parameter", def->name);
     if ((def->flags & BW_OP_PARAM_NONE) && *s)
@@ -210,6 +212,44 @@ const char *bw_dir_secaction(bw_config_t *cfg, const char *args, const char *fil
         return err;
     r->op.def = bw_op_lookup("unconditionalMatch");
     r->op.param = "";
+    return add_rule(cfg, r, file, line);
+}
+
+/* SecRuleScript PATH [ACTIONS]: a rule without targets whose operator runs
+ * the Lua script, compiled here (a syntax error stops start-up). */
+const char *bw_dir_secrulescript(bw_config_t *cfg, const char *args, const char *file, int line)
+{
+    char *path, *actions, *x;
+    int n;
+    bw_rule_t *r;
+    bw_op_cenv_t env;
+    char *why = NULL;
+    const char *err = args3(cfg->pool, args, &path, &actions, &x, &n);
+
+    if (err)
+        return err;
+    if (n < 1 || n > 2)
+        return apr_psprintf(cfg->pool, "SecRuleScript takes one or two arguments (a Lua script "
+                            "and actions), got %d", n);
+    if (!bw_lua_is_script(path))
+        return apr_psprintf(cfg->pool, "SecRuleScript: \"%s\" is not a Lua script (the name must "
+                            "end in .lua)", path);
+    r = rule_new(cfg->pool, BW_RULE_SECACTION, file, line);
+    if (n == 2) {
+        err = bw_rule_apply_actions(cfg->pool, r, actions, r->actions);
+        if (err)
+            return err;
+    }
+    memset(&env, 0, sizeof(env));
+    env.pool = cfg->pool;
+    env.file = r->file;
+    env.line = line;
+    r->op.def = &bw_op_script;
+    r->op.param = path;
+    r->op.param_len = strlen(path);
+    if (bw_op_script.compile(&r->op, &env, &why) != 0)
+        return apr_psprintf(cfg->pool, "SecRuleScript: %s", why);
+    r->lua = 1;
     return add_rule(cfg, r, file, line);
 }
 

@@ -41,6 +41,13 @@ typedef struct bw_op_cenv_s {
     int runtime;           /* 1 when compiling an expanded macro per transaction */
 } bw_op_cenv_t;
 
+struct bw_lua_script_s;
+/* Run a Lua script's main(arg) (main() when arg is NULL) inside the
+ * transaction, where its m.getvar and m.setvar can reach: 1 it matched
+ * (*msg), 0 it did not, -1 it failed (*err). The executor lends one. */
+typedef int (*bw_op_script_fn)(void *host, const struct bw_lua_script_s *script,
+                               const bw_str_t *arg, const char **msg, const char **err);
+
 /* The per-value call: inputs from the engine, outputs from the operator. */
 typedef struct bw_op_run_s {
     apr_pool_t *pool;             /* transaction pool: messages, captures */
@@ -57,6 +64,8 @@ typedef struct bw_op_run_s {
     void *xml_doc;                /* the request body's parsed XML document (the XML
                                      body processor's xmlDocPtr), or NULL: what
                                      @validateDTD / @validateSchema check */
+    bw_op_script_fn script;       /* NULL outside a transaction (folding, `bulwark op`) */
+    void *script_host;
     /* outputs */
     int ncaptures;                /* >= 0: captures[0..ncaptures-1] set TX.0.. */
     bw_str_t captures[10];
@@ -105,6 +114,11 @@ struct bw_op_def_s {
      * take it. */
     const char *(*scan_regex)(const bw_op_t *op, apr_pool_t *pool);
 };
+
+/* What SecRuleScript compiles to: a rule without targets whose operator
+ * runs op->data (a bw_lua_script_t) once. Not in the registry, so no
+ * SecRule can name it. */
+extern const bw_op_def_t bw_op_script;
 
 /* Case-insensitive lookup by name without '@'; NULL when unknown. */
 const bw_op_def_t *bw_op_lookup(const char *name);

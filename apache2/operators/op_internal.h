@@ -86,6 +86,17 @@ int bw_op_verify_execute(const bw_op_t *op, bw_op_run_t *run, bw_str_t value,
 /* Shared execute for @pm and @pmFromFile: op->data is a compiled bw_ac_t. */
 int bw_op_pm_execute(const bw_op_t *op, bw_op_run_t *run, bw_str_t value);
 
+/* --- op_script.c ---------------------------------------------------------- */
+
+/* Run Lua script s (main(arg), or main() when arg is NULL) through the
+ * transaction's run->script: the execute half of SecRuleScript and of
+ * @inspectFile with a .lua script. */
+int bw_op_script_run(const struct bw_lua_script_s *s, bw_op_run_t *run, const bw_str_t *arg);
+
+/* Compile op->param, a Lua script path relative to the rule file, into
+ * op->data. */
+int bw_op_script_compile(bw_op_t *op, const bw_op_cenv_t *env, char **err);
+
 /* --- op_ip_match.c -------------------------------------------------------- */
 
 /* Shared execute for @ipMatch and @ipMatchFromFile: op->data is a

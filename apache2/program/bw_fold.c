@@ -266,6 +266,10 @@ static void taint_chain(fold_t *f, fstate_t *s, const bw_rule_t *r)
     int k;
     st_taint(f->tmp, s, "msc_pcre_limits_exceeded");
     for (; r; r = r->chain_next) {
+        if (r->lua) {   /* m.setvar can set any key */
+            st_taint_prefix(f->tmp, s, "");
+            return;
+        }
         if (r->capture) {
             static const char *const caps[] = { "0", "1", "2", "3", "4", "5", "6", "7", "8", "9" };
             for (k = 0; k < 10; k++)

@@ -224,4 +224,14 @@ bw_str_t bw_macro_expand(bw_tx_t *tx, const bw_macro_t *m);
 /* Run one non-disruptive action of rule on a match. */
 void bw_run_action(bw_tx_t *tx, const bw_rule_t *rule, const bw_action_t *a);
 
+/* ---- Lua scripts (bw_lua_api.c) ------------------------------------------- */
+
+/* An operator's run->script: script s's main(arg) with the m table over
+ * transaction tx (a bw_tx_t *). */
+int bw_lua_tx_call(void *tx, const struct bw_lua_script_s *s, const bw_str_t *arg,
+                   const char **msg, const char **err);
+/* exec:x.lua on a match of rule: main() run, its result ignored, a failure
+ * logged. */
+void bw_lua_tx_exec(bw_tx_t *tx, const bw_rule_t *rule, const struct bw_lua_script_s *s);
+
 #endif /* BW_RUN_H */

@@ -178,6 +178,10 @@ void bw_run_action(bw_tx_t *tx, const bw_rule_t *rule, const bw_action_t *a)
     case BW_A_INITCOL: x_initcol(tx, rule, a); break;
     case BW_A_SANITISE: x_sanitise(tx, rule, a); break;
     case BW_A_CTL: x_ctl(tx, rule, a); break;
+    case BW_A_EXEC:
+        if (a->num == BW_EXEC_LUA)
+            bw_lua_tx_exec(tx, rule, a->data);
+        break;
     default: break;
     }
 }

@@ -15,7 +15,8 @@ startup/<name>.conf are start-up tests (no go-ftw): `apache2 -t` with base.conf
     # expect-reason: REGEX     the output matches this (Python re, search)
 A failing config must also be named by its path in the output.
 
-`@RUN@` in a .conf is replaced by the run directory. A .conf line
+`@RUN@` in a .conf is replaced by the run directory, `@HERE@` by the
+directory the .conf is in (for files it names, e.g. Lua scripts). A .conf line
 `# backend: echo` runs that file against tests/backend/echo_digest.py (it
 answers with the SHA-256 of the body it got) instead of albedo. A .conf
 line `# bulwark-only: WHY` marks a file that tests what only Bulwark does
@@ -59,7 +60,8 @@ def substitute(src, dst, run_dir):
     with open(src) as f:
         text = f.read()
     with open(dst, "w") as f:
-        f.write(text.replace("@RUN@", run_dir))
+        f.write(text.replace("@RUN@", run_dir)
+                .replace("@HERE@", os.path.dirname(os.path.abspath(src))))
     return dst
 
 
