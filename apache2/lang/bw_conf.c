@@ -307,6 +307,18 @@ static const char *load_path(bw_config_t *cfg, const char *path, int optional)
     return err;
 }
 
+const char *bw_config_load_text(bw_config_t *cfg, const char *label, const char *text, size_t len)
+{
+    const char *err;
+    if (cfg->include_depth >= BW_MAX_INCLUDE_DEPTH)
+        return apr_psprintf(cfg->pool, "%s: Include nested more than %d deep (a loop?)",
+                            label, BW_MAX_INCLUDE_DEPTH);
+    cfg->include_depth++;
+    err = load_lines(cfg, label, split_lines(cfg->pool, text, len));
+    cfg->include_depth--;
+    return err;
+}
+
 const char *bw_config_load_file(bw_config_t *cfg, const char *path)
 {
     const char *err = load_path(cfg, path, 0);

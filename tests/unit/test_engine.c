@@ -196,6 +196,42 @@ START_TEST(test_continuation_and_all_errors)
 }
 END_TEST
 
+/* ---- SecRemoteRules: what is decided before any download ---------------------- */
+
+START_TEST(test_remote_rules_args)
+{
+    const char *e;
+    bw_config_t *cfg;
+    e = load_error("SecRemoteRules key http://127.0.0.1:1/rules.conf\n");
+    ck_assert_msg(strstr(e, ":1: SecRemoteRules: only https://"), "%s", e);
+    e = load_error("SecRemoteRulesFailAction Warn\nSecRemoteRules key http://127.0.0.1:1/r\n");
+    ck_assert_msg(strstr(e, ":2: SecRemoteRules: only https://"), "%s", e);
+    e = load_error("SecRemoteRules crypto key https://127.0.0.1:1/r\n");
+    ck_assert_msg(strstr(e, "crypto option") , "%s", e);
+    e = load_error("SecRemoteRules https://127.0.0.1:1/r\n");
+    ck_assert_msg(strstr(e, "takes a key and an https:// URL"), "%s", e);
+    e = load_error("SecRemoteRulesFailAction Sometimes\n");
+    ck_assert_msg(strstr(e, "expected Abort or Warn"), "%s", e);
+    e = load_error("SecRemoteRulesTimeout 0\n");
+    ck_assert_msg(strstr(e, "SecRemoteRulesTimeout: invalid value"), "%s", e);
+    /* nothing listens on port 1: Abort (the default) stops, Warn goes on */
+    e = load_error("SecRemoteRules key https://127.0.0.1:1/rules.conf\n");
+    ck_assert_msg(strstr(e, ":1: SecRemoteRules: cannot download https://127.0.0.1:1/"), "%s", e);
+    cfg = bw_config_create(pool);
+    {
+        const char *path = rule_file("SecRemoteRulesFailAction Warn\n"
+                                     "SecRemoteRulesTimeout 2 3\n"
+                                     "SecRemoteRules key https://127.0.0.1:1/rules.conf\n");
+        e = bw_config_load_file(cfg, path);
+        unlink(path);
+    }
+    ck_assert_msg(e == NULL, "%s", e);
+    ck_assert_int_eq(bw_config_warnings(cfg)->nelts, 1);
+    e = ((const char **)bw_config_warnings(cfg)->elts)[0];
+    ck_assert_msg(strstr(e, ":3: SecRemoteRules: cannot download") && strstr(e, "Warn"), "%s", e);
+}
+END_TEST
+
 /* ---- runtime ------------------------------------------------------------------- */
 
 START_TEST(test_deny_and_log_format)
@@ -610,6 +646,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_ifmodule_sections);
     tcase_add_test(tc, test_errors);
     tcase_add_test(tc, test_continuation_and_all_errors);
+    tcase_add_test(tc, test_remote_rules_args);
     tcase_add_test(tc, test_deny_and_log_format);
     tcase_add_test(tc, test_detection_only);
     tcase_add_test(tc, test_anomaly_scoring_chain_skip);
