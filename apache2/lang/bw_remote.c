@@ -24,15 +24,17 @@
 
 #define BW_REMOTE_MAX_BYTES (32L * 1024 * 1024)
 
+/* What arrived, as the chunks libcurl handed over (joined once at the end,
+ * so no buffer is copied again as it grows). */
 typedef struct {
     apr_pool_t *pool;
-    char *buf;
-    size_t len, cap;
+    apr_array_header_t *chunks;   /* bw_str_t */
+    size_t len;
     int too_big;
 } fetch_buf_t;
 
-/* libcurl's write callback: append, doubling the buffer; past the limit,
- * stop the transfer (returning less than given makes libcurl fail it). */
+/* libcurl's write callback; past the limit it stops the transfer
+ * (returning less than it was given makes libcurl fail it). */
 static size_t on_data(char *data, size_t size, size_t n, void *baton)
 {
     fetch_buf_t *b = baton;
@@ -41,18 +43,23 @@ static size_t on_data(char *data, size_t size, size_t n, void *baton)
         b->too_big = 1;
         return 0;
     }
-    if (b->len + add + 1 > b->cap) {
-        size_t cap = (b->len + add + 1) * 2;
-        char *nb = apr_palloc(b->pool, cap);
-        if (b->len)
-            memcpy(nb, b->buf, b->len);
-        b->buf = nb;
-        b->cap = cap;
-    }
-    memcpy(b->buf + b->len, data, add);
+    *(bw_str_t *)apr_array_push(b->chunks) = bw_str_n(apr_pmemdup(b->pool, data, add), add);
     b->len += add;
-    b->buf[b->len] = '\0';
     return add;
+}
+
+/* The chunks as one NUL-terminated text. */
+static const char *joined(const fetch_buf_t *b)
+{
+    char *out = apr_palloc(b->pool, b->len + 1), *o = out;
+    int i;
+    for (i = 0; i < b->chunks->nelts; i++) {
+        const bw_str_t *c = &((const bw_str_t *)b->chunks->elts)[i];
+        memcpy(o, c->data, c->len);
+        o += c->len;
+    }
+    *o = '\0';
+    return out;
 }
 
 /* The options of one download: https only, verified, bounded in time. */
@@ -81,7 +88,7 @@ static const char *fetch(bw_config_t *cfg, const char *key, const char *url,
                          const char **out, size_t *out_len)
 {
     char errbuf[CURL_ERROR_SIZE] = "";
-    fetch_buf_t b = { cfg->pool, NULL, 0, 0, 0 };
+    fetch_buf_t b = { cfg->pool, apr_array_make(cfg->pool, 8, sizeof(bw_str_t)), 0, 0 };
     struct curl_slist *hdrs;
     const char *err = NULL;
     long status = 0;
@@ -103,7 +110,7 @@ static const char *fetch(bw_config_t *cfg, const char *key, const char *url,
     curl_slist_free_all(hdrs);
     curl_easy_cleanup(c);
     curl_global_cleanup();
-    *out = b.buf ? b.buf : "";
+    *out = joined(&b);
     *out_len = b.len;
     return err;
 }
