@@ -136,9 +136,9 @@ static const char *c_exec(bw_action_t *a, apr_pool_t *p)
 
 const bw_action_def_t bw_actions_meta[] = {
     M("id", BW_A_ID, c_id, 1), M("phase", BW_A_PHASE, c_phase, 1),
-    M("msg", BW_A_MSG, c_macro, 1), M("logdata", BW_A_LOGDATA, c_macro, 1),
-    M("severity", BW_A_SEVERITY, c_severity, 1), M("tag", BW_A_TAG, NULL, 1),
-    M("rev", BW_A_REV, NULL, 1), M("ver", BW_A_VER, NULL, 1),
+    M("msg", BW_A_MSG, c_macro, 3), M("logdata", BW_A_LOGDATA, c_macro, 3),
+    M("severity", BW_A_SEVERITY, c_severity, 1), M("tag", BW_A_TAG, NULL, 3),
+    M("rev", BW_A_REV, NULL, 3), M("ver", BW_A_VER, NULL, 3),
     M("maturity", BW_A_MATURITY, c_digit, 1), M("accuracy", BW_A_ACCURACY, c_digit, 1),
     A("log", BW_A_LOG, NULL, 0), A("nolog", BW_A_NOLOG, NULL, 0),
     A("auditlog", BW_A_AUDITLOG, NULL, 0), A("noauditlog", BW_A_NOAUDITLOG, NULL, 0),

@@ -54,7 +54,9 @@ typedef struct bw_action_s {
 struct bw_action_def_s {
     const char *name;
     bw_action_kind_t kind;
-    int param;                  /* 0 none, 1 required, 2 optional */
+    /* 0 none, 1 required, 2 optional, 3 required but '' (quoted) is a
+     * value: mod_security2 takes msg:'' and tag:'' as empty metadata */
+    int param;
     bw_action_op_t op;
     /* Start-up: check a->param and compile it into a->num / a->data.
      * Returns NULL or a reason. NULL compile: nothing to compile. */

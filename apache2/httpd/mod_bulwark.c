@@ -78,12 +78,20 @@ const bw_program_t *bw_httpd_program(request_rec *r, const bw_httpd_dircfg_t *d,
     return prog;
 }
 
+/* A directive's warnings (SecRemoteRulesFailAction Warn: a download that
+ * failed) go to the error log at once; its error stops httpd. */
 static const char *cmd_sec(cmd_parms *cmd, void *dv, const char *args)
 {
     bw_httpd_dircfg_t *d = dv;
-    return bw_config_directive(d->cfg, cmd->cmd->name, args,
-                               cmd->directive ? cmd->directive->filename : NULL,
-                               cmd->directive ? cmd->directive->line_num : 0);
+    const apr_array_header_t *warn = bw_config_warnings(d->cfg);
+    int i, before = warn->nelts;
+    const char *err = bw_config_directive(d->cfg, cmd->cmd->name, args,
+                                          cmd->directive ? cmd->directive->filename : NULL,
+                                          cmd->directive ? cmd->directive->line_num : 0);
+    for (i = before; i < warn->nelts; i++)
+        ap_log_error(APLOG_MARK, APLOG_WARNING, 0, cmd->server, "ModSecurity: %s",
+                     ((const char **)warn->elts)[i]);
+    return err;
 }
 
 static const command_rec bw_cmds[] = {

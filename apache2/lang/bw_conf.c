@@ -1,12 +1,16 @@
 /*
  * Reading configuration text the way httpd does, so a rule file means the
  * same thing to `bulwark check` as to Apache:
- *  - lines are joined when they end in a single backslash (a doubled one is
- *    kept as one backslash and ends the line), leading and trailing white
- *    space is trimmed, lines starting with '#' are comments;
+ *  - a line that ends in a backslash right before its newline is joined
+ *    with the next one, the backslash dropped (httpd 2.4 does not look at
+ *    the character before it, so "\\" at the end joins too; white space
+ *    after the backslash means no join); lines starting with '#' are
+ *    comments, a comment continued this way swallows the next line;
  *  - words are split like ap_getword_conf(): a word that starts with a quote
- *    runs to the matching quote, and inside any word "\\" and (in a quoted
- *    word) "\<quote>" lose their backslash;
+ *    runs to the matching quote, or to the end of the line when there is
+ *    none (httpd accepts that, so mod_security2 configurations rely on it),
+ *    and inside any word "\\" and (in a quoted word) "\<quote>" lose their
+ *    backslash;
  *  - Include and IncludeOptional take a path or a glob, relative paths
  *    resolved against the including file's directory.
  */
@@ -33,8 +37,9 @@ static char *substring_conf(apr_pool_t *p, const char *start, size_t len, char q
     return res;
 }
 
-/* Next word of *line into *word ("" at the end). Returns NULL, or a reason
- * when a quoted word is not closed. */
+/* Next word of *line into *word ("" at the end). Returns NULL: every line
+ * splits into words, as it does for httpd; the return value stays for
+ * callers that check it. */
 const char *bw_conf_getword(apr_pool_t *p, const char **line, char **word)
 {
     const char *s = *line, *e;
@@ -56,10 +61,9 @@ const char *bw_conf_getword(apr_pool_t *p, const char **line, char **word)
             else
                 e++;
         }
-        if (*e != quote)
-            return apr_psprintf(p, "unbalanced quote: %c not closed", quote);
         *word = substring_conf(p, s + 1, (size_t)(e - s - 1), quote);
-        e++;
+        if (*e == quote)
+            e++;
     } else {
         e = s;
         while (*e && !isspace((unsigned char)*e))
@@ -97,13 +101,11 @@ static apr_array_header_t *split_lines(apr_pool_t *p, const char *buf, apr_size_
         end = j;
         if (end > i && buf[end - 1] == '\r')
             end--;
-        if (end > i && buf[end - 1] == '\\') {
-            if (end - 1 > i && buf[end - 2] == '\\')
-                end--;             /* "\\" at the end: one backslash, no join */
-            else {
-                end--;
-                cont = 1;
-            }
+        /* only a backslash before a newline joins: at the very end of the
+         * file it stays, as for httpd */
+        if (end > i && buf[end - 1] == '\\' && j < len) {
+            end--;
+            cont = 1;
         }
         if (!acc) {
             start_line = phys;
@@ -301,6 +303,18 @@ static const char *load_path(bw_config_t *cfg, const char *path, int optional)
     buf[n] = '\0';
     cfg->include_depth++;
     err = load_lines(cfg, path, split_lines(cfg->pool, buf, n));
+    cfg->include_depth--;
+    return err;
+}
+
+const char *bw_config_load_text(bw_config_t *cfg, const char *label, const char *text, size_t len)
+{
+    const char *err;
+    if (cfg->include_depth >= BW_MAX_INCLUDE_DEPTH)
+        return apr_psprintf(cfg->pool, "%s: Include nested more than %d deep (a loop?)",
+                            label, BW_MAX_INCLUDE_DEPTH);
+    cfg->include_depth++;
+    err = load_lines(cfg, label, split_lines(cfg->pool, text, len));
     cfg->include_depth--;
     return err;
 }

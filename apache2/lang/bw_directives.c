@@ -265,6 +265,33 @@ static const char *d_unsupported(bw_config_t *c, const dir_def_t *d, const char 
     return apr_psprintf(c->pool, "%s is not supported by Bulwark", d->name);
 }
 
+static const char *d_remote(bw_config_t *c, const dir_def_t *d, const char *a, const char *f, int l)
+{
+    return bw_dir_remote_rules(c, a, f, l);
+}
+
+static const char *d_remote_fail(bw_config_t *c, const dir_def_t *d, const char *a, const char *f, int l)
+{
+    return bw_dir_remote_fail_action(c, a);
+}
+
+static const char *d_remote_timeout(bw_config_t *c, const dir_def_t *d, const char *a, const char *f, int l)
+{
+    return bw_dir_remote_timeout(c, a);
+}
+
+/* Bulwark's own: the CA bundle that verifies SecRemoteRules servers, read
+ * when the download happens (mod_security2 has only the system's CAs). */
+static const char *d_remote_ca(bw_config_t *c, const dir_def_t *d, const char *a, const char *f, int l)
+{
+    char *w = NULL;
+    const char *err = one_word(c->pool, d, a, &w);
+    if (err)
+        return err;
+    c->remote_ca_file = w;
+    return NULL;
+}
+
 static const dir_def_t dirs[] = {
     { "SecRule", DT_CUSTOM, 0, NULL, d_rule },
     { "SecAction", DT_CUSTOM, 0, NULL, d_action },
@@ -349,8 +376,10 @@ static const dir_def_t dirs[] = {
     { "SecHashMethodPm", DT_IGNORED, 0, NULL, NULL },
     { "SecChrootDir", DT_CUSTOM, 0, NULL, d_unsupported },
     { "SecRuleScript", DT_CUSTOM, 0, NULL, d_script },
-    { "SecRemoteRules", DT_CUSTOM, 0, NULL, d_unsupported },
-    { "SecRemoteRulesFailAction", DT_IGNORED, 0, NULL, NULL },
+    { "SecRemoteRules", DT_CUSTOM, 0, NULL, d_remote },
+    { "SecRemoteRulesFailAction", DT_CUSTOM, 0, NULL, d_remote_fail },
+    { "SecRemoteRulesCAFile", DT_CUSTOM, 0, NULL, d_remote_ca },
+    { "SecRemoteRulesTimeout", DT_CUSTOM, 0, NULL, d_remote_timeout },
     { "SecGsbLookupDb", DT_CUSTOM, 0, NULL, d_unsupported },
     { NULL, DT_IGNORED, 0, NULL, NULL }
 };
@@ -461,6 +490,8 @@ bw_config_t *bw_config_create(apr_pool_t *pool)
     cfg->warnings = apr_array_make(pool, 4, sizeof(char *));
     cfg->errors = apr_array_make(pool, 4, sizeof(char *));
     cfg->cache = apr_array_make(pool, 2, sizeof(void *) * 2);
+    cfg->remote_connect_timeout = 10;
+    cfg->remote_timeout = 60;
     apr_thread_mutex_create(&cfg->mutex, APR_THREAD_MUTEX_DEFAULT, pool);
     return cfg;
 }

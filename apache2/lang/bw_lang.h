@@ -113,6 +113,10 @@ struct bw_config_s {
     apr_thread_mutex_t *mutex;       /* guards cache */
     apr_array_header_t *cache;       /* built programs per parent (the glue's) */
     int include_depth;
+    /* SecRemoteRules (bw_remote.c): read while parsing, in this context */
+    int remote_fail_warn;            /* SecRemoteRulesFailAction Warn */
+    const char *remote_ca_file;      /* SecRemoteRulesCAFile, NULL: system CAs */
+    int remote_connect_timeout, remote_timeout;   /* seconds */
 };
 
 /* Rule directives (bw_rules_dir.c), called from the directive table. */
@@ -126,6 +130,15 @@ const char *bw_dir_remove(bw_config_t *cfg, bw_item_kind_t kind, const char *arg
 const char *bw_dir_update_target(bw_config_t *cfg, bw_item_kind_t kind, const char *args,
                                  const char *file, int line);
 const char *bw_dir_update_action(bw_config_t *cfg, const char *args, const char *file, int line);
+
+/* SecRemoteRules and its settings (bw_remote.c). */
+const char *bw_dir_remote_rules(bw_config_t *cfg, const char *args, const char *file, int line);
+const char *bw_dir_remote_fail_action(bw_config_t *cfg, const char *args);
+const char *bw_dir_remote_timeout(bw_config_t *cfg, const char *args);
+
+/* Rules in memory, read as a file named label would be (bw_conf.c).
+ * Returns NULL or a fatal error; directive errors go to cfg->errors. */
+const char *bw_config_load_text(bw_config_t *cfg, const char *label, const char *text, size_t len);
 
 /* Word splitting as httpd does for directive arguments. */
 const char *bw_conf_getword(apr_pool_t *p, const char **line, char **word);

@@ -129,6 +129,7 @@ const char *bw_rule_apply_actions(apr_pool_t *p, bw_rule_t *rule, const char *te
         const char *name_start, *err;
         size_t nlen;
         char *value = NULL;
+        int quoted = 0;
         const bw_action_def_t *def;
         bw_action_t *a;
 
@@ -146,6 +147,7 @@ const char *bw_rule_apply_actions(apr_pool_t *p, bw_rule_t *rule, const char *te
             s++;
             while (*s && isspace((unsigned char)*s))
                 s++;
+            quoted = *s == '\'';
             err = read_value(p, &s, &value);
             if (err)
                 return err;
@@ -157,7 +159,8 @@ const char *bw_rule_apply_actions(apr_pool_t *p, bw_rule_t *rule, const char *te
         def = bw_action_lookup(name_start, nlen);
         if (!def)
             return apr_psprintf(p, "unknown action \"%.*s\"", (int)nlen, name_start);
-        if (def->param == 1 && (!value || !*value))
+        if ((def->param == 1 || def->param == 3) && (!value || !*value)
+            && !(def->param == 3 && quoted))
             return apr_psprintf(p, "action %s needs a value (%s:…)", def->name, def->name);
         if (def->param == 0 && value)
             return apr_psprintf(p, "action %s takes no value", def->name);

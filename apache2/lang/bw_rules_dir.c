@@ -295,10 +295,13 @@ const char *bw_dir_default_action(bw_config_t *cfg, const char *args, const char
         return err;
     if (!r->phase)
         return "SecDefaultAction must specify a phase";
-    if (r->disruptive == BW_DA_UNSET)
-        return "SecDefaultAction must specify a disruptive action";
-    if (r->id || r->msg || r->tags->nelts || r->severity != -1 || r->logdata || r->rev || r->ver)
-        return "SecDefaultAction cannot use metadata actions (id, msg, tag, severity, logdata, rev, ver)";
+    /* block means "the default's action", so it cannot be the default's */
+    if (r->disruptive == BW_DA_UNSET || r->disruptive == BW_DA_BLOCK)
+        return "SecDefaultAction must specify a disruptive action (block is not one here)";
+    /* mod_security2's list: tag, severity and logdata are allowed, and
+     * every rule after it inherits them */
+    if (r->id || r->msg || r->rev || r->ver || r->maturity != -1 || r->accuracy != -1)
+        return "SecDefaultAction cannot use metadata actions (id, rev, msg, ver, maturity, accuracy)";
     if (r->chained || r->skip || r->skip_after)
         return "SecDefaultAction cannot use chain, skip or skipAfter";
     /* As in mod_security2, the last SecDefaultAction of a context is the one
@@ -424,6 +427,34 @@ const char *bw_dir_update_action(bw_config_t *cfg, const char *args, const char 
     return NULL;
 }
 
+/* Arrays a + b, a's elements first, in a new array of p. */
+static apr_array_header_t *concat(apr_pool_t *p, const apr_array_header_t *a,
+                                  const apr_array_header_t *b)
+{
+    apr_array_header_t *out = apr_array_copy(p, a);
+    apr_array_cat(out, b);
+    return out;
+}
+
+/* What mod_security2 merges from the default action set into every rule,
+ * chain links included: severity and logdata where the rule has none, the
+ * default's tags and its non-disruptive actions (setvar, ctl, initcol…)
+ * before the rule's own, capture and multiMatch. */
+static void inherit_metadata(bw_rule_t *r, const bw_rule_t *def)
+{
+    apr_pool_t *p = r->actions->pool;
+    if (r->severity == -1)
+        r->severity = def->severity;
+    if (!r->logdata)
+        r->logdata = def->logdata;
+    if (def->tags->nelts)
+        r->tags = concat(p, def->tags, r->tags);
+    if (def->run_actions->nelts)
+        r->run_actions = concat(p, def->run_actions, r->run_actions);
+    r->capture |= def->capture;
+    r->multi_match |= def->multi_match;
+}
+
 /* Defaults: mod_security2's merge of the default action set under a rule. */
 void bw_rule_apply_defaults(bw_rule_t *r, const bw_rule_t *def)
 {
@@ -436,14 +467,18 @@ void bw_rule_apply_defaults(bw_rule_t *r, const bw_rule_t *def)
         return;
     }
     r->default_set = def;
+    inherit_metadata(r, def);
     if (!r->phase && r->chain_head == r)
         r->phase = def->phase;
     if (r->log == -1)
         r->log = def->log;
     if (r->auditlog == -1)
         r->auditlog = def->auditlog;
-    if (r->disruptive == BW_DA_UNSET && r->chain_head == r)
+    if (r->disruptive == BW_DA_UNSET && r->chain_head == r) {
         r->disruptive = def->disruptive;
+        if (def->disruptive == BW_DA_REDIRECT)
+            r->redirect = def->redirect;
+    }
     if (!r->status && def->status && r->chain_head == r)
         r->status = def->status;
     if (!r->tfn_none && def->ntfns) {

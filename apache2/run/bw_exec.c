@@ -243,12 +243,15 @@ static void perform_disruptive(bw_tx_t *tx, const bw_rule_t *h, const char *op_m
     bw_disruptive_t d = h->disruptive;
     int status = h->status, intercept = 0;
     const char *url = NULL;
+    const bw_macro_t *redirect = h->redirect;
 
     if (d == BW_DA_BLOCK) {
         const bw_rule_t *def = h->default_set;
         d = def ? def->disruptive : BW_DA_PASS;
         if (!status && def)
             status = def->status;
+        if (def)    /* block under redirect:URL goes to that URL */
+            redirect = def->redirect;
         if (d == BW_DA_BLOCK)
             d = BW_DA_PASS;
     }
@@ -257,7 +260,7 @@ static void perform_disruptive(bw_tx_t *tx, const bw_rule_t *h, const char *op_m
     if (d == BW_DA_DENY && !status)
         status = 403;
     if (d == BW_DA_REDIRECT) {
-        url = h->redirect ? bw_str_pdup(tx->pool, bw_macro_expand(tx, h->redirect)) : "/";
+        url = redirect ? bw_str_pdup(tx->pool, bw_macro_expand(tx, redirect)) : "/";
         if (status != 301 && status != 302 && status != 303 && status != 307)
             status = 302;
     }

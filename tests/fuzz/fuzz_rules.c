@@ -15,8 +15,9 @@
  *
  * Inputs that name a file or directory are skipped (Include, which walks
  * directories, /dev, /proc, /sys, /run, where opening can block, and
- * SecDataDir / SecScanCacheDir, where the scan would write): the fuzzer
- * must not roam the file system. Relative file names
+ * SecDataDir / SecScanCacheDir, where the scan would write), and so are
+ * those naming SecRemoteRules (a download): the fuzzer must not roam the
+ * file system or the network. Relative file names
  * (@pmFromFile x.data) resolve in the current directory, where the runner
  * (tests/fuzz/run) puts CRS's .data files for its CRS seeds.
  *
@@ -76,9 +77,10 @@ static int contains(const uint8_t *d, size_t n, const char *needle)
 
 static int reaches_file_system(const uint8_t *d, size_t n)
 {
-    /* a data or cache directory would have the scan write its databases there */
+    /* a data or cache directory would have the scan write its databases
+     * there; SecRemoteRules would download */
     static const char *const words[] = { "include", "/dev/", "/proc/", "/sys/", "/run/", "datadir",
-                                         "scancachedir", NULL };
+                                         "scancachedir", "remoterules", NULL };
     int i;
     for (i = 0; words[i]; i++)
         if (contains(d, n, words[i]))

@@ -16,7 +16,11 @@ startup/<name>.conf are start-up tests (no go-ftw): `apache2 -t` with base.conf
 A failing config must also be named by its path in the output.
 
 `@RUN@` in a .conf is replaced by the run directory, `@HERE@` by the
-directory the .conf is in (for files it names, e.g. Lua scripts). A .conf line
+directory the .conf is in (for files it names, e.g. Lua scripts);
+`@REMOTE_PORT@`, `@REMOTE_CA@` and `@REMOTE_DOWN_PORT@` start
+tests/backend/rules_https.py (an HTTPS server of rule files with a CA made
+for the run) and name its port, its CA file and a port nothing listens on
+(SecRemoteRules tests). A .conf line
 `# backend: echo` runs that file against tests/backend/echo_digest.py (it
 answers with the SHA-256 of the body it got) instead of albedo. A .conf
 line `# bulwark-only: WHY` marks a file that tests what only Bulwark does
@@ -36,12 +40,14 @@ import os
 import re
 import shlex
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+REPO_TESTS = os.path.dirname(HERE)
 sys.dont_write_bytecode = True  # keep the source tree clean
 sys.path.insert(0, os.path.join(HERE, "..", "harness"))
 import bwharness as hz  # noqa: E402
@@ -56,12 +62,58 @@ def yaml_test_ids(path):
     return ["%s-%s" % (rule.group(1) if rule else "?", t) for t in ids]
 
 
+class RemoteRules:
+    """tests/backend/rules_https.py, started the first time a .conf names
+    @REMOTE_PORT@ (its port), @REMOTE_CA@ (the CA it made for this run) or
+    @REMOTE_DOWN_PORT@ (a loopback port nothing listens on)."""
+
+    def __init__(self):
+        self.proc = None
+        self.dir = None
+        self.values = {}
+
+    def start(self, work):
+        if self.proc:
+            return self.values
+        self.dir = os.path.join(work, "remote-rules")
+        os.makedirs(self.dir, exist_ok=True)
+        self.proc = subprocess.Popen([sys.executable, os.path.join(REPO_TESTS, "backend", "rules_https.py"),
+                                      self.dir], stdin=subprocess.DEVNULL)
+        port_file = os.path.join(self.dir, "port")
+        deadline = time.monotonic() + 30
+        while not os.path.exists(port_file):
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                raise hz.HarnessError("the HTTPS rules server did not start")
+            time.sleep(0.05)
+        with open(port_file) as f:
+            port = f.read().strip()
+        with socket.socket() as s:   # a port that was free: nothing listens
+            s.bind(("127.0.0.1", 0))
+            down = str(s.getsockname()[1])
+        os.chmod(self.dir, 0o755)
+        self.values = {"@REMOTE_PORT@": port, "@REMOTE_CA@": os.path.join(self.dir, "ca.pem"),
+                       "@REMOTE_DOWN_PORT@": down}
+        return self.values
+
+    def stop(self):
+        if self.proc:
+            self.proc.terminate()
+            self.proc.wait(timeout=10)
+            self.proc = None
+
+
+REMOTE = RemoteRules()
+
+
 def substitute(src, dst, run_dir):
     with open(src) as f:
-        text = f.read()
-    with open(dst, "w") as f:
-        f.write(text.replace("@RUN@", run_dir)
+        text = (f.read().replace("@RUN@", run_dir)
                 .replace("@HERE@", os.path.dirname(os.path.abspath(src))))
+    if "@REMOTE_" in text:
+        for k, v in REMOTE.start(os.path.dirname(run_dir)).items():
+            text = text.replace(k, v)
+    with open(dst, "w") as f:
+        f.write(text)
     return dst
 
 
@@ -355,10 +407,12 @@ def main(argv=None):
             print("startup (apache2 -t)")
         for s in startups:
             run_startup(a, s, work, res)
+        REMOTE.stop()
     except (hz.HarnessError, OSError, subprocess.SubprocessError) as e:
         print("regression: run broke: %s" % e, file=sys.stderr)
         return 2
     finally:
+        REMOTE.stop()
         if a.keep:
             print("regression: run dirs kept in %s" % work, file=sys.stderr)
         else:

@@ -130,11 +130,17 @@ START_TEST(test_getword_quotes)
 }
 END_TEST
 
+/* httpd runs a quote nobody closes to the end of the line; so do we */
 START_TEST(test_getword_unbalanced)
 {
-    const char *line = "\"@rx abc";
+    const char *line = "\"@rx abc 'd\\\"e";
     char *w;
-    ck_assert_ptr_nonnull(bw_conf_getword(pool, &line, &w));
+    ck_assert_ptr_null(bw_conf_getword(pool, &line, &w));
+    ck_assert_str_eq(w, "@rx abc 'd\"e");
+    ck_assert_str_eq(line, "");
+    line = "'x\\'y";
+    ck_assert_ptr_null(bw_conf_getword(pool, &line, &w));
+    ck_assert_str_eq(w, "x'y");
 }
 END_TEST
 
@@ -151,8 +157,6 @@ START_TEST(test_errors)
     ck_assert_msg(strstr(e, "no id"), "%s", e);
     e = load_error("SecRule ARGS \"@rx a\" \"id:5,pass\"\nSecRule ARGS \"@rx b\" \"id:5,pass\"\n");
     ck_assert_msg(strstr(e, ":2: duplicate rule id 5"), "%s", e);
-    e = load_error("SecRule ARGS \"@rx a\" \"id:5,pass\n");
-    ck_assert_msg(strstr(e, ":1:") && strstr(e, "quote"), "%s", e);
     e = load_error("SecRule NOPE \"@rx a\" \"id:5,pass\"\n");
     ck_assert_msg(strstr(e, "unknown variable \"NOPE\""), "%s", e);
     e = load_error("SecRule ARGS \"@rx a\" \"id:5,pass,t:nosuch\"\n");
@@ -175,8 +179,56 @@ START_TEST(test_continuation_and_all_errors)
     const char *e;
     bw_program_t *p = load("SecRule ARGS \\\n    \"@rx a\" \\\n    \"id:1,\\\n    pass\"\n", &e);
     ck_assert_ptr_nonnull(p);
+    /* an unclosed last quote runs to the end of the line (httpd's reading) */
+    p = load("SecRule ARGS \"@rx a\" \"id:5,pass\n", &e);
+    ck_assert_msg(p != NULL, "%s", e ? e : "?");
+    /* "\\\\" before the newline joins too: the word is x\ y */
+    p = load("SecRule ARGS \"@streq x\\\\\n y\" \"id:6,pass\"\n", &e);
+    ck_assert_msg(p != NULL, "%s", e ? e : "?");
+    /* white space after the backslash: no join, "\\" is a fourth word */
+    e = load_error("SecRule ARGS \"@rx a\" \"id:7,pass\" \\ \n\"nolog\"\n");
+    ck_assert_msg(strstr(e, ":1: SecRule takes two or three"), "%s", e);
+    /* a backslash ending the file is kept, as httpd keeps it */
+    e = load_error("SecAction \"id:8,pass\" \\");
+    ck_assert_msg(strstr(e, ":1: SecAction takes one argument"), "%s", e);
     e = load_error("SecRule A1 \"@rx a\" \"id:1\"\nSecRule ARGS \"@rx b\" \"id:2\"\nSecRule B2 \"@rx c\" \"id:3\"\n");
     ck_assert_msg(strstr(e, ":1: unknown variable") && strstr(e, ":3: unknown variable"), "%s", e);
+}
+END_TEST
+
+/* ---- SecRemoteRules: what is decided before any download ---------------------- */
+
+START_TEST(test_remote_rules_args)
+{
+    const char *e;
+    bw_config_t *cfg;
+    e = load_error("SecRemoteRules key http://127.0.0.1:1/rules.conf\n");
+    ck_assert_msg(strstr(e, ":1: SecRemoteRules: only https://"), "%s", e);
+    e = load_error("SecRemoteRulesFailAction Warn\nSecRemoteRules key http://127.0.0.1:1/r\n");
+    ck_assert_msg(strstr(e, ":2: SecRemoteRules: only https://"), "%s", e);
+    e = load_error("SecRemoteRules crypto key https://127.0.0.1:1/r\n");
+    ck_assert_msg(strstr(e, "crypto option") , "%s", e);
+    e = load_error("SecRemoteRules https://127.0.0.1:1/r\n");
+    ck_assert_msg(strstr(e, "takes a key and an https:// URL"), "%s", e);
+    e = load_error("SecRemoteRulesFailAction Sometimes\n");
+    ck_assert_msg(strstr(e, "expected Abort or Warn"), "%s", e);
+    e = load_error("SecRemoteRulesTimeout 0\n");
+    ck_assert_msg(strstr(e, "SecRemoteRulesTimeout: invalid value"), "%s", e);
+    /* nothing listens on port 1: Abort (the default) stops, Warn goes on */
+    e = load_error("SecRemoteRules key https://127.0.0.1:1/rules.conf\n");
+    ck_assert_msg(strstr(e, ":1: SecRemoteRules: cannot download https://127.0.0.1:1/"), "%s", e);
+    cfg = bw_config_create(pool);
+    {
+        const char *path = rule_file("SecRemoteRulesFailAction Warn\n"
+                                     "SecRemoteRulesTimeout 2 3\n"
+                                     "SecRemoteRules key https://127.0.0.1:1/rules.conf\n");
+        e = bw_config_load_file(cfg, path);
+        unlink(path);
+    }
+    ck_assert_msg(e == NULL, "%s", e);
+    ck_assert_int_eq(bw_config_warnings(cfg)->nelts, 1);
+    e = ((const char **)bw_config_warnings(cfg)->elts)[0];
+    ck_assert_msg(strstr(e, ":3: SecRemoteRules: cannot download") && strstr(e, "Warn"), "%s", e);
 }
 END_TEST
 
@@ -594,6 +646,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_ifmodule_sections);
     tcase_add_test(tc, test_errors);
     tcase_add_test(tc, test_continuation_and_all_errors);
+    tcase_add_test(tc, test_remote_rules_args);
     tcase_add_test(tc, test_deny_and_log_format);
     tcase_add_test(tc, test_detection_only);
     tcase_add_test(tc, test_anomaly_scoring_chain_skip);
