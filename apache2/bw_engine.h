@@ -95,6 +95,8 @@ typedef struct bw_settings_s {
     const char *geo_db;              /* SecGeoLookupDb, as resolved */
     const struct bw_geo_db_s *geo;   /* ...opened at the directive (operators/bw_geo.h) */
     const char *scan_cache_dir;      /* compiled multi-pattern databases (SecScanCacheDir) */
+    int external_programs;           /* SecExternalPrograms: may @inspectFile/exec run programs */
+    int external_program_timeout;    /* SecExternalProgramTimeout, seconds */
     int status_engine;
     const char *server_signature;
     apr_array_header_t *component_signatures;
@@ -240,7 +242,8 @@ typedef struct bw_callbacks_s {
     /* A rule match that logs. */
     void (*alert)(void *baton, bw_tx_t *tx, const bw_alert_t *alert);
     /* An engine error or warning tied to the transaction (PCRE limit hit,
-     * a run-time operator error…). level: 0 error, 1 warning, 2 notice. */
+     * a run-time operator error…). level: 0 error, 1 warning, 2 notice,
+     * 3 debug (what an exec program wrote). */
     void (*message)(void *baton, bw_tx_t *tx, int level, const char *text);
 } bw_callbacks_t;
 

@@ -62,7 +62,8 @@ static void print_report(bw_tx_t *tx, apr_pool_t *p, int disrupted, const bw_int
 
 static void on_message(void *baton, bw_tx_t *tx, int level, const char *text)
 {
-    fprintf(stderr, "%s: %s\n", level == 0 ? "error" : level == 1 ? "warning" : "notice", text);
+    fprintf(stderr, "%s: %s\n", level == 0 ? "error" : level == 1 ? "warning"
+                                 : level == 2 ? "notice" : "debug", text);
 }
 
 static void eval_usage(FILE *o)

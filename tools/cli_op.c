@@ -59,7 +59,14 @@ typedef struct {
     int capture;
     pcre2_match_data *md;
     pcre2_match_context *mctx;
+    bw_spawn_ctx_t spawn;       /* @inspectFile: the default time limit */
+    const char *env[2];         /* and only PATH: there is no request */
 } op_ctx_t;
+
+static const char *const *cli_env(void *baton)
+{
+    return ((op_ctx_t *)baton)->env;
+}
 
 static apr_status_t op_ctx_free(void *data)
 {
@@ -114,6 +121,11 @@ static int op_prepare(apr_pool_t *pool, const char *spec, op_ctx_t *c)
     }
     c->md = pcre2_match_data_create(32, NULL);
     c->mctx = pcre2_match_context_create(NULL);
+    c->env[0] = apr_pstrcat(pool, "PATH=", getenv("PATH") ? getenv("PATH") : "/usr/bin:/bin", NULL);
+    c->env[1] = NULL;
+    c->spawn.lim.timeout = apr_time_from_sec(BW_SPAWN_DEFAULT_TIMEOUT);
+    c->spawn.env = cli_env;
+    c->spawn.baton = c;
     apr_pool_cleanup_register(pool, c, op_ctx_free, apr_pool_cleanup_null);
     return 0;
 }
@@ -129,6 +141,7 @@ static int op_run(apr_pool_t *pool, op_ctx_t *c, bw_str_t value, bw_op_run_t *ru
     run->ncaptures = -1;
     run->md = c->md;
     run->mctx = c->mctx;
+    run->spawn = &c->spawn;
     rc = c->op.def->execute(&c->op, run, value);
     if (rc < 0)
         return -1;

@@ -4,14 +4,13 @@
  * transformations (t:), flow (chain, skip, skipAfter), the disruptive
  * actions and their parameters (status, redirect…). Here their parameters
  * are checked and compiled; the rule reader (lang/bw_rule_actions.c) sets
- * the rule's fields from them. None of them runs per request, except exec,
- * which runs a Lua script on a match (run/bw_run_actions.c).
+ * the rule's fields from them. None of them runs per request (exec, which
+ * does, has its own file: act_exec.c).
  */
 #include <string.h>
 #include <ctype.h>
 #include "actions/bw_action.h"
 #include "transformations/bw_tfn.h"
-#include "operators/bw_lua.h"
 
 static const char *parse_int(apr_pool_t *p, const char *v, long lo, long hi, long *out)
 {
@@ -119,16 +118,6 @@ static const char *c_proxy(bw_action_t *a, apr_pool_t *p)
     return "proxy is not supported: route requests with mod_proxy's own configuration";
 }
 
-static const char *c_exec(bw_action_t *a, apr_pool_t *p)
-{
-    if (bw_lua_is_script(a->param)) {
-        a->num = BW_EXEC_LUA;
-        return NULL;
-    }
-    return "exec is not supported for programs other than Lua scripts: Bulwark does not run "
-           "external programs";
-}
-
 #define M(n, op, c, par) { n, BW_AK_META, par, op, c }
 #define D(n, op, c, par) { n, BW_AK_DISRUPTIVE, par, op, c }
 #define F(n, op, c, par) { n, BW_AK_FLOW, par, op, c }
@@ -151,6 +140,6 @@ const bw_action_def_t bw_actions_meta[] = {
     D("pass", BW_A_PASS, NULL, 0), D("deny", BW_A_DENY, NULL, 0), D("drop", BW_A_DROP, NULL, 0),
     D("block", BW_A_BLOCK, NULL, 0), D("allow", BW_A_ALLOW, c_allow, 2),
     D("redirect", BW_A_REDIRECT, c_macro, 1), D("proxy", BW_A_PASS, c_proxy, 1),
-    D("pause", BW_A_PAUSE, c_pause, 1), { "exec", BW_AK_NONDISRUPTIVE, 1, BW_A_EXEC, c_exec },
+    D("pause", BW_A_PAUSE, c_pause, 1),
     { NULL, BW_AK_META, 0, BW_A_ACCEPTED, NULL }
 };

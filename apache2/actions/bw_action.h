@@ -49,6 +49,7 @@ typedef struct bw_action_s {
     const char *param;          /* as written, unquoted ("" when none) */
     long num;                   /* numeric parameter (id, phase, severity, status, skip, allow kind) */
     void *data;                 /* compiled parameter: a macro, a tfn, one of the structs below */
+    const char *file;           /* the rule's file, for paths relative to it */
 } bw_action_t;
 
 struct bw_action_def_s {
@@ -66,6 +67,10 @@ struct bw_action_def_s {
 /* Case-insensitive lookup; NULL when unknown. */
 const bw_action_def_t *bw_action_lookup(const char *name, size_t len);
 
+/* The external program a compiled action runs (exec with a program), or
+ * NULL: what SecExternalPrograms Off refuses at start-up. */
+const char *bw_action_program(const bw_action_t *a);
+
 /* Severity number to the name ModSecurity logs ("CRITICAL"…), or NULL. */
 const char *bw_severity_name(int severity);
 
@@ -73,8 +78,9 @@ const char *bw_severity_name(int severity);
 
 /* exec's num: what the parameter names. A Lua script (".lua", as
  * ModSecurity decides) is read by the rule reader, which knows the rule
- * file its path is relative to; data is then its bw_lua_script_t. */
-enum { BW_EXEC_LUA = 1 };
+ * file its path is relative to; data is then its bw_lua_script_t. Any
+ * other file is an external program (act_exec.c), checked at start-up. */
+enum { BW_EXEC_LUA = 1, BW_EXEC_PROGRAM = 2 };
 
 /* allow's num */
 enum { BW_ALLOW_ALL = 0, BW_ALLOW_PHASE = 1, BW_ALLOW_REQUEST = 2 };

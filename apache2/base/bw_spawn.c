@@ -26,12 +26,12 @@
 #include <signal.h>
 #include <spawn.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <apr_file_info.h>
 #include <apr_strings.h>
 #include "base/bw_spawn.h"
 
@@ -278,6 +278,15 @@ int bw_spawn_run(apr_pool_t *pool, const char *const *argv, const char *const *e
     return 0;
 }
 
+const char *bw_spawn_absolute(apr_pool_t *pool, const char *path)
+{
+    char *out = NULL;
+    if (path[0] == '/' || apr_filepath_merge(&out, NULL, path, APR_FILEPATH_NOTRELATIVE, pool)
+                              != APR_SUCCESS)
+        return path;
+    return out;
+}
+
 const char *bw_spawn_check(apr_pool_t *pool, const char *path)
 {
     struct stat st;
@@ -308,10 +317,4 @@ const char *bw_spawn_describe(apr_pool_t *pool, const bw_spawn_result_t *res,
     if (res->signal)
         return apr_psprintf(pool, "killed by signal %d", res->signal);
     return "ended, status unknown";
-}
-
-int bw_spawn_is_lua(const char *path)
-{
-    size_t n = strlen(path);
-    return n > 4 && !strcasecmp(path + n - 4, ".lua");
 }

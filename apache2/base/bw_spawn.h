@@ -53,13 +53,14 @@ typedef struct bw_spawn_ctx_s {
 int bw_spawn_run(apr_pool_t *pool, const char *const *argv, const char *const *envp,
                  const bw_spawn_limits_t *lim, bw_spawn_result_t *res, const char **err);
 
+/* path made absolute against the current directory, or path itself when it
+ * is absolute or the directory is unknown: the CLI reads rule files by the
+ * names it is given, where Apache's are absolute. */
+const char *bw_spawn_absolute(apr_pool_t *pool, const char *path);
+
 /* Start-up check of a program a rule names: NULL when path is an absolute
  * path to a regular file this process may execute, else the reason. */
 const char *bw_spawn_check(apr_pool_t *pool, const char *path);
-
-/* 1 when path names a Lua script (".lua", any case): ModSecurity gives
- * those to its Lua engine instead of running them (@inspectFile, exec). */
-int bw_spawn_is_lua(const char *path);
 
 /* One line describing how a run ended, for logs: "exit 0", "killed by
  * signal 9", "timed out after 2 s (SecExternalProgramTimeout)"… */

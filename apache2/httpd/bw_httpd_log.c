@@ -15,7 +15,8 @@ static void on_alert(void *baton, bw_tx_t *tx, const bw_alert_t *a)
 static void on_message(void *baton, bw_tx_t *tx, int level, const char *text)
 {
     request_rec *r = baton;
-    int lvl = level == 0 ? APLOG_ERR : level == 1 ? APLOG_WARNING : APLOG_NOTICE;
+    int lvl = level == 0 ? APLOG_ERR : level == 1 ? APLOG_WARNING
+              : level == 2 ? APLOG_NOTICE : APLOG_DEBUG;
     ap_log_rerror(APLOG_MARK, lvl | APLOG_NOERRNO, 0, r, "Bulwark: %s", text);
 }
 

@@ -260,6 +260,21 @@ static const char *d_geo_db(bw_config_t *c, const dir_def_t *d, const char *a, c
     return NULL;
 }
 
+/* Seconds, 1 to 3600: a worker waits that long at most for a program. */
+static const char *d_ext_timeout(bw_config_t *c, const dir_def_t *d, const char *a, const char *f, int l)
+{
+    char *w = NULL, *end;
+    long v;
+    const char *err = one_word(c->pool, d, a, &w);
+    if (err)
+        return err;
+    v = strtol(w, &end, 10);
+    if (*end || end == w || v < 1 || v > 3600)
+        return apr_psprintf(c->pool, "%s: invalid value \"%s\" (seconds, 1 to 3600)", d->name, w);
+    c->settings.external_program_timeout = (int)v;
+    return NULL;
+}
+
 static const char *d_unsupported(bw_config_t *c, const dir_def_t *d, const char *a, const char *f, int l)
 {
     return apr_psprintf(c->pool, "%s is not supported by Bulwark", d->name);
@@ -348,6 +363,8 @@ static const dir_def_t dirs[] = {
     { "SecCollectionTimeout", DT_I64, OFF(collection_timeout), NULL, NULL },
     { "SecGeoLookupDb", DT_CUSTOM, 0, NULL, d_geo_db },
     { "SecScanCacheDir", DT_STR, OFF(scan_cache_dir), NULL, NULL },
+    { "SecExternalPrograms", DT_ONOFF, OFF(external_programs), NULL, NULL },
+    { "SecExternalProgramTimeout", DT_CUSTOM, 0, NULL, d_ext_timeout },
     { "SecStatusEngine", DT_ONOFF, OFF(status_engine), NULL, NULL },
     { "SecServerSignature", DT_STR, OFF(server_signature), NULL, NULL },
     { "SecComponentSignature", DT_CUSTOM, 0, NULL, d_component },

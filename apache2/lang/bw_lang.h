@@ -72,6 +72,12 @@ struct bw_rule_s {
  * Returns NULL or a reason. */
 const char *bw_rule_apply_actions(apr_pool_t *p, bw_rule_t *rule, const char *text,
                                   apr_array_header_t *out /* bw_action_t */);
+/* SecExternalPrograms: the reason a rule link may not run the program its
+ * operator (@inspectFile) or an action (exec) names under settings s (Off
+ * there), or NULL. Checked when a rule is read, on the settings of its
+ * context so far, and again when programs are built, on merged settings. */
+const char *bw_rule_forbidden_program(apr_pool_t *p, const bw_rule_t *r, const bw_settings_t *s);
+
 /* Apply the SecDefaultAction in force to a freshly parsed rule. */
 void bw_rule_apply_defaults(bw_rule_t *r, const bw_rule_t *def);
 

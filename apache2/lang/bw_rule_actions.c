@@ -121,6 +121,21 @@ static const char *exec_script(apr_pool_t *p, bw_rule_t *rule, bw_action_t *a)
     return NULL;
 }
 
+const char *bw_rule_forbidden_program(apr_pool_t *p, const bw_rule_t *r, const bw_settings_t *s)
+{
+    const char *path = NULL;
+    int k;
+    if (s->external_programs != 0 || r->kind == BW_RULE_MARKER)
+        return NULL;
+    if (r->kind == BW_RULE_SECRULE)
+        path = bw_op_program(&r->op);
+    for (k = 0; !path && k < r->run_actions->nelts; k++)
+        path = bw_action_program(&((const bw_action_t *)r->run_actions->elts)[k]);
+    return path ? apr_psprintf(p, "the rule runs the external program \"%s\", which "
+                               "SecExternalPrograms Off forbids (SecExternalPrograms On "
+                               "allows it)", path) : NULL;
+}
+
 const char *bw_rule_apply_actions(apr_pool_t *p, bw_rule_t *rule, const char *text,
                                   apr_array_header_t *out)
 {
@@ -169,6 +184,7 @@ const char *bw_rule_apply_actions(apr_pool_t *p, bw_rule_t *rule, const char *te
         a->param = value ? value : "";
         a->data = NULL;
         a->num = 0;
+        a->file = rule->file;
         err = def->compile ? def->compile(a, p) : NULL;
         if (!err && def->op == BW_A_EXEC && a->num == BW_EXEC_LUA)
             err = exec_script(p, rule, a);

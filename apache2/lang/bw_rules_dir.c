@@ -132,6 +132,9 @@ static const char *add_rule(bw_config_t *cfg, bw_rule_t *r, const char *file, in
     if (pending)
         r->chain_head = pending->chain_head;
     bw_rule_apply_defaults(r, cfg->defaults[0]);
+    err = bw_rule_forbidden_program(cfg->pool, r, &cfg->settings);
+    if (err)
+        return err;
     if (pending) {
         r->phase = r->chain_head->phase;
         pending->chain_next = r;
@@ -414,6 +417,7 @@ const char *bw_dir_update_action(bw_config_t *cfg, const char *args, const char 
         return err;
     /* Validate the action list now so errors carry this file and line. */
     memset(&probe, 0, sizeof(probe));
+    probe.file = file;
     probe.severity = probe.maturity = probe.accuracy = probe.log = probe.auditlog = -1;
     probe.tags = apr_array_make(cfg->pool, 2, sizeof(char *));
     probe.run_actions = apr_array_make(cfg->pool, 2, sizeof(bw_action_t));

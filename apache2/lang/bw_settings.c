@@ -47,6 +47,8 @@ void bw_settings_init_unset(bw_settings_t *s)
     s->interceptor_on_error = -1;
     s->conn_read_state_limit = -1;
     s->conn_write_state_limit = -1;
+    s->external_programs = -1;
+    s->external_program_timeout = -1;
 }
 
 #define MI(f) out->f = (child->f != -1) ? child->f : parent->f
@@ -72,6 +74,7 @@ void bw_settings_merge(bw_settings_t *out, const bw_settings_t *parent, const bw
     MI(disable_backend_compression); MI(rule_inheritance); MI(stream_inbody_inspection);
     MI(hash_engine); MI(xml_external_entity); MP(httpbl_key); MP(sensor_id); MP(web_app_id);
     MI(interceptor_on_error); MI(conn_read_state_limit); MI(conn_write_state_limit);
+    MI(external_programs); MI(external_program_timeout);
 }
 
 #define DEF(f, v) if (s->f == -1) s->f = (v)
@@ -116,6 +119,9 @@ void bw_settings_finalize(bw_settings_t *s)
     DEF(interceptor_on_error, 0);
     DEF(conn_read_state_limit, 0);
     DEF(conn_write_state_limit, 0);
+    /* On, as mod_security2 (which has no such switch): see README */
+    DEF(external_programs, 1);
+    DEF(external_program_timeout, BW_SPAWN_DEFAULT_TIMEOUT);
     if (!s->tmp_dir)
         s->tmp_dir = "/tmp";
     if (!s->audit_parts)

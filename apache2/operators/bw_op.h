@@ -20,6 +20,7 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 #include "base/bw_types.h"
+#include "base/bw_spawn.h"
 
 typedef struct bw_op_def_s bw_op_def_t;
 struct bw_geo_db_s;   /* bw_geo.h */
@@ -66,6 +67,9 @@ typedef struct bw_op_run_s {
                                      @validateDTD / @validateSchema check */
     bw_op_script_fn script;       /* NULL outside a transaction (folding, `bulwark op`) */
     void *script_host;
+    const bw_spawn_ctx_t *spawn;  /* where a program may run (@inspectFile): the
+                                     transaction's limits and environment; NULL
+                                     where none may (start-up folding) */
     /* outputs */
     int ncaptures;                /* >= 0: captures[0..ncaptures-1] set TX.0.. */
     bw_str_t captures[10];
@@ -119,6 +123,10 @@ struct bw_op_def_s {
  * runs op->data (a bw_lua_script_t) once. Not in the registry, so no
  * SecRule can name it. */
 extern const bw_op_def_t bw_op_script;
+
+/* The external program a compiled operator runs (@inspectFile with a
+ * program), or NULL: what SecExternalPrograms Off refuses at start-up. */
+const char *bw_op_program(const bw_op_t *op);
 
 /* Case-insensitive lookup by name without '@'; NULL when unknown. */
 const bw_op_def_t *bw_op_lookup(const char *name);

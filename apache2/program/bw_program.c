@@ -133,6 +133,26 @@ static void add_rule(bw_program_t *prog, bw_rule_t *r)
     prog->nrules++;
 }
 
+/* SecExternalPrograms Off: the first rule link that would run a program,
+ * as "file:line: reason", or NULL. On the merged settings, so a directive
+ * after the rule or in an enclosing context counts too. */
+static char *forbidden_program(const bw_program_t *prog)
+{
+    int ph, i;
+    for (ph = 1; ph <= BW_PHASES; ph++) {
+        const apr_array_header_t *arr = prog->phase[ph];
+        for (i = 0; i < arr->nelts; i++) {
+            const bw_rule_t *r;
+            for (r = ((bw_rule_t **)arr->elts)[i]; r; r = r->chain_next) {
+                const char *why = bw_rule_forbidden_program(prog->pool, r, &prog->settings);
+                if (why)
+                    return apr_psprintf(prog->pool, "%s:%d: %s", r->file, r->line, why);
+            }
+        }
+    }
+    return NULL;
+}
+
 bw_program_t *bw_program_build_ex(apr_pool_t *pool, const bw_program_t *parent,
                                   bw_config_t *cfg, unsigned flags, char **err)
 {
@@ -173,6 +193,9 @@ bw_program_t *bw_program_build_ex(apr_pool_t *pool, const bw_program_t *parent,
         }
     }
     bw_settings_finalize(&prog->settings);
+    *err = forbidden_program(prog);
+    if (*err)
+        return NULL;
     *err = (char *)bw_program_compile(prog);
     if (*err)
         return NULL;

@@ -104,6 +104,7 @@ static int run_op(bw_tx_t *tx, const bw_rule_t *r, const bw_op_t *op, const bw_v
     run->md = tx->md;
     run->mctx = tx->mctx;
     run->xml_doc = tx->body_res.xml_doc;
+    run->spawn = &tx->spawn;
     run->ncaptures = -1;
     /* only the last link's message is logged (perform_disruptive) */
     run->no_msg = r->chain_head->log == 0 || r->chain_next != NULL;

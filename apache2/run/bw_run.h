@@ -177,7 +177,13 @@ struct bw_tx_s {
      * only when the audit engine is not Off; the writer's own state */
     apr_array_header_t *audit_msgs;    /* const char*: "Warning. … [id …] …" */
     void *audit;
+    bw_spawn_ctx_t spawn;              /* where @inspectFile and exec run programs */
 };
+
+/* External programs (bw_run_program.c): the limits and environment of
+ * tx->spawn from the settings in force; the exec action. */
+void bw_tx_spawn_setup(bw_tx_t *tx);
+void bw_run_exec(bw_tx_t *tx, const bw_rule_t *rule, const bw_action_t *a);
 
 /* Run-time pieces other files call. */
 void bw_tx_log_message(bw_tx_t *tx, int level, const char *fmt, ...)

@@ -181,6 +181,8 @@ void bw_run_action(bw_tx_t *tx, const bw_rule_t *rule, const bw_action_t *a)
     case BW_A_EXEC:
         if (a->num == BW_EXEC_LUA)
             bw_lua_tx_exec(tx, rule, a->data);
+        else
+            bw_run_exec(tx, rule, a);
         break;
     default: break;
     }

@@ -192,6 +192,7 @@ static void apply_settings(bw_tx_t *tx)
     tx->resbody_limit = tx->cfg->resbody_limit;
     tx->audit_engine = tx->cfg->audit_engine;
     tx->tfn_env.unicode_map = tx->cfg->unicode_map;
+    bw_tx_spawn_setup(tx);
     if (tx->mctx) {
         pcre2_set_match_limit(tx->mctx, (uint32_t)tx->cfg->pcre_match_limit);
         pcre2_set_depth_limit(tx->mctx, (uint32_t)tx->cfg->pcre_recursion_limit);

@@ -13,6 +13,7 @@
 #include <apr_file_io.h>
 #include "run/bw_run.h"
 #include "matcher/bw_matcher.h"
+#include "test_program.h"
 
 static apr_pool_t *pool;
 
@@ -636,6 +637,123 @@ START_TEST(test_ifmodule_sections)
 }
 END_TEST
 
+/* ---- external programs (@inspectFile, exec) ------------------------------ */
+
+static char last_message[4096];
+static void on_message(void *baton, bw_tx_t *tx, int level, const char *text)
+{
+    if (level < 3)
+        snprintf(last_message, sizeof(last_message), "%s", text);
+}
+
+/* Start-up: programs checked, SecExternalPrograms Off refused with file
+ * and line wherever the directive stands, the timeout's range. */
+START_TEST(test_external_programs_startup)
+{
+    const char *e;
+    bw_config_t *parent = bw_config_create(pool), *child = bw_config_create(pool);
+    bw_program_t *pp;
+    char *err = NULL;
+
+    e = load_error("SecRule ARGS \"@rx a\" \"id:5,pass,exec:/nonexistent/notify\"\n");
+    ck_assert_msg(strstr(e, ":1: exec: cannot use program \"/nonexistent/notify\": No such file"),
+                  "%s", e);
+    e = load_error("SecExternalPrograms Off\nSecRule ARGS \"@rx a\" \"id:5,pass,exec:/bin/true\"\n");
+    ck_assert_msg(strstr(e, ":2: the rule runs the external program \"/bin/true\", which "
+                            "SecExternalPrograms Off forbids (SecExternalPrograms On allows it)"), "%s", e);
+    e = load_error("SecExternalPrograms Off\nSecRule ARGS \"@rx a\" \"id:5,chain\"\n"
+                   "SecRule ARGS \"@inspectFile /bin/true\" \"t:none\"\n");
+    ck_assert_msg(strstr(e, ":3: the rule runs the external program"), "%s", e);
+    /* after the rule: refused when the program is built */
+    e = load_error("SecRule ARGS \"@rx a\" \"id:5,pass,exec:/bin/true\"\nSecExternalPrograms Off\n");
+    ck_assert_msg(strstr(e, ":1: the rule runs the external program"), "%s", e);
+    ck_assert_ptr_nonnull(load("SecExternalPrograms On\n"
+                               "SecRule ARGS \"@rx a\" \"id:5,pass,exec:/bin/true\"\n", NULL));
+    /* Off in an enclosing context covers the rules of a nested one */
+    ck_assert_ptr_null(bw_config_directive(parent, "SecExternalPrograms", "Off", "p.conf", 1));
+    ck_assert_ptr_null(bw_config_directive(child, "SecRule",
+                                           "ARGS \"@rx y\" \"id:2,exec:/bin/true\"", "c.conf", 7));
+    pp = bw_program_build(pool, NULL, parent, &err);
+    ck_assert_ptr_nonnull(pp);
+    ck_assert_ptr_null(bw_program_build(pool, pp, child, &err));
+    ck_assert_msg(err && strstr(err, "c.conf:7: the rule runs"), "%s", err);
+    e = load_error("SecExternalProgramTimeout 0\n");
+    ck_assert_msg(strstr(e, ":1: SecExternalProgramTimeout: invalid value \"0\""), "%s", e);
+    load_error("SecExternalProgramTimeout 3601\n");
+    load_error("SecExternalProgramTimeout 5s\n");
+    load_error("SecExternalPrograms Maybe\n");
+}
+END_TEST
+
+/* exec gets the request as CGI variables and the ENV collection, no
+ * arguments, no credentials; @inspectFile's verdict denies; a program
+ * past SecExternalProgramTimeout is an error logged with the limit. */
+START_TEST(test_external_programs_run)
+{
+    char dir[] = "/tmp/bw-test-extprog-XXXXXX";
+    const char *rec, *out, *rules;
+    bw_program_t *prog;
+    bw_tx_t *tx;
+    bw_intervention_t iv;
+    bw_callbacks_t cb = { &sink, on_alert, on_message };
+    apr_table_t *env = apr_table_make(pool, 2);
+    char buf[8192];
+    size_t n;
+    FILE *f;
+
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    out = apr_pstrcat(pool, dir, "/env.out", NULL);
+    rec = test_program(pool, dir, "rec.sh", apr_psprintf(pool, "{ echo \"ARGC=$#\"; env; } > %s; echo ok", out));
+    test_program(pool, dir, "scan.sh", "case \"$1\" in *evil*) echo '0 evil';; *) echo '1 ok';; esac");
+    test_program(pool, dir, "hang.sh", "sleep 30");
+    rules = apr_psprintf(pool,
+        "SecRuleEngine On\nSecExternalProgramTimeout 1\n"
+        "SecRule ARGS:a \"@streq rec\" \"id:1,phase:1,pass,nolog,exec:%s\"\n"
+        "SecRule ARGS:s \"@inspectFile %s/scan.sh\" \"id:2,phase:1,deny,status:403\"\n"
+        "SecRule ARGS:h \"@inspectFile %s/hang.sh\" \"id:3,phase:1,deny,status:403\"\n",
+        rec, dir, dir);
+    prog = load(rules, NULL);
+    ck_assert_ptr_nonnull(prog);
+    apr_table_set(env, "FROM_SETENV", "yes");
+    tx = request(prog, "GET", "/p?a=rec", "X-Test: v 1\nAuthorization: Basic c2VjcmV0\n"
+                                          "Content-Type: text/plain");
+    bw_tx_set_env(tx, env);
+    ck_assert_int_eq(bw_tx_run_phase(tx, 1, &iv), 0);
+    f = fopen(out, "r");
+    ck_assert_ptr_nonnull(f);
+    n = fread(buf, 1, sizeof(buf) - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    ck_assert_msg(strstr(buf, "ARGC=0\n") && strstr(buf, "REQUEST_METHOD=GET\n")
+                  && strstr(buf, "QUERY_STRING=a=rec\n") && strstr(buf, "REQUEST_URI=/p?a=rec\n")
+                  && strstr(buf, "HTTP_X_TEST=v 1\n") && strstr(buf, "CONTENT_TYPE=text/plain\n")
+                  && strstr(buf, "REMOTE_ADDR=10.1.2.3\n") && strstr(buf, "UNIQUE_ID=uid-1\n")
+                  && strstr(buf, "FROM_SETENV=yes\n") && strstr(buf, "PATH="), "%s", buf);
+    ck_assert_msg(!strstr(buf, "AUTHORIZATION") && !strstr(buf, "c2VjcmV0"), "%s", buf);
+
+    tx = request(prog, "GET", "/p?s=evil", NULL);
+    ck_assert_int_eq(bw_tx_run_phase(tx, 1, &iv), 1);
+    ck_assert_int_eq(iv.status, 403);
+    ck_assert_msg(strstr(sink.last, "File \"evil\" rejected by the approver script")
+                  && strstr(sink.last, ": 0 evil"), "%s", sink.last);
+    tx = request(prog, "GET", "/p?s=fine", NULL);
+    ck_assert_int_eq(bw_tx_run_phase(tx, 1, &iv), 0);
+
+    tx = request(prog, "GET", "/p?h=x", NULL);
+    tx->cb = &cb;
+    last_message[0] = '\0';
+    ck_assert_int_eq(bw_tx_run_phase(tx, 1, &iv), 0);
+    ck_assert_msg(strstr(last_message, "Rule 3 ") && strstr(last_message, "SecExternalProgramTimeout"),
+                  "%s", last_message);
+    {
+        const char *argv[] = { "/bin/rm", "-rf", dir, NULL };
+        bw_spawn_result_t res;
+        const char *e2;
+        bw_spawn_run(pool, argv, NULL, NULL, &res, &e2);
+    }
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("engine");
@@ -661,6 +779,8 @@ static Suite *suite(void)
     tcase_add_test(tc, test_operator_gates);
     tcase_add_test(tc, test_scan_cache_prune);
     tcase_add_test(tc, test_pcre_limit_fails_closed_after_rule_set);
+    tcase_add_test(tc, test_external_programs_startup);
+    tcase_add_test(tc, test_external_programs_run);
     suite_add_tcase(s, tc);
     return s;
 }

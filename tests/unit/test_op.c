@@ -613,6 +613,57 @@ START_TEST(test_strmatch_differential)
 }
 END_TEST
 
+/* An environment for programs the operators run: empty. */
+static const char *const *no_env(void *baton)
+{
+    static const char *const none[] = { NULL };
+    return none;
+}
+
+/* @inspectFile runs its program per value: the first line decides. (Not a
+ * vector: running a program allocates from the run pool on every path.) */
+START_TEST(test_inspect_file_runs)
+{
+    bw_spawn_ctx_t ctx;
+    fixture_t fx;
+    char *err;
+    const char *path = apr_pstrcat(g_pool, g_data_dir, "/op/approver.sh", NULL);
+
+    memset(&ctx, 0, sizeof(ctx));
+    ctx.lim.timeout = apr_time_from_sec(5);
+    ctx.env = no_env;
+    fixture_init(&fx, 4);
+    ck_assert_int_eq(fixture_compile(&fx, "inspectFile", bw_str_make("approver.sh"), &err), 0);
+    ck_assert_str_eq(bw_op_program(&fx.op), path);
+    fx.run.spawn = &ctx;
+    ck_assert_int_eq(fx.op.def->execute(&fx.op, &fx.run, bw_str_make("/tmp/clean file")), 0);
+    ck_assert_int_eq(fx.op.def->execute(&fx.op, &fx.run, bw_str_make("/tmp/x-MARKER")), 1);
+    ck_assert_str_eq(fx.run.msg, apr_psprintf(g_pool, "File \"/tmp/x-MARKER\" rejected by the "
+                                               "approver script \"%s\": 0 marker found", path));
+    ck_assert_int_eq(fx.op.def->execute(&fx.op, &fx.run, bw_str_make("crlf")), 1);
+    ck_assert_ptr_nonnull(strstr(fx.run.msg, ": 0 with CR"));
+    ck_assert_ptr_null(strstr(fx.run.msg, "\\x0d"));
+    /* no output is no verdict: an error, not a match */
+    fx.run.error = NULL;
+    ck_assert_int_eq(fx.op.def->execute(&fx.op, &fx.run, bw_str_make("silent")), -1);
+    ck_assert_ptr_nonnull(strstr(fx.run.error, "wrote nothing"));
+    fx.run.error = NULL;
+    ck_assert_int_eq(fx.op.def->execute(&fx.op, &fx.run, bw_str_n("a\0b", 3)), -1);
+    ck_assert_ptr_nonnull(strstr(fx.run.error, "NUL"));
+    /* nolog rules skip the message */
+    fx.run.msg = NULL;
+    fx.run.no_msg = 1;
+    ck_assert_int_eq(fx.op.def->execute(&fx.op, &fx.run, bw_str_make("MARKER")), 1);
+    ck_assert_ptr_null(fx.run.msg);
+    fixture_done(&fx);
+    /* other operators run no program */
+    fixture_init(&fx, 4);
+    ck_assert_int_eq(fixture_compile(&fx, "rx", bw_str_make("x"), &err), 0);
+    ck_assert_ptr_null(bw_op_program(&fx.op));
+    fixture_done(&fx);
+}
+END_TEST
+
 static Suite *op_suite(void)
 {
     Suite *s = suite_create("operators");
@@ -632,6 +683,7 @@ static Suite *op_suite(void)
     tcase_add_test(tc2, test_runtime_compile);
     tcase_add_test(tc2, test_pm_runtime_empty);
     tcase_add_test(tc2, test_strmatch_differential);
+    tcase_add_test(tc2, test_inspect_file_runs);
     tcase_add_test(tc2, test_scan_regex_equivalence);
     tcase_set_timeout(tc2, 60);
     suite_add_tcase(s, tc2);
