@@ -29,6 +29,8 @@ are listed as not applicable, with the reason, and counted neither way.
 A .conf line `# setup: COMMAND ARGS...` (any number of them) is run from the
 repository root, `@RUN@` replaced, before Apache starts or is tested: data a
 test needs but that is never committed (GeoIP databases) is made there.
+Programs a test's rules run (@inspectFile, exec) live in <area>/bin/ and are
+copied into @RUN@/bin/, executable, before Apache starts.
 A child that dies (`exit signal` in the error log) fails the file.
 Closing line: `regression: N passed, M failed`; exit 1 on any failure,
 2 when the run could not be done at all (go-ftw missing...).
@@ -117,10 +119,26 @@ def substitute(src, dst, run_dir):
     return dst
 
 
+def install_bin(name, run_dir):
+    """<area>/bin/* (programs the area's rules run: @inspectFile, exec) into
+    <run>/bin, executable, where Apache's workers can reach them whatever the
+    permissions of the source tree; the .conf names them @RUN@/bin/..."""
+    src = os.path.join(HERE, name.split(os.sep)[0], "bin")
+    if not os.path.isdir(src):
+        return
+    dst = os.path.join(run_dir, "bin")
+    os.makedirs(dst, exist_ok=True)
+    os.chmod(dst, 0o755)
+    for n in sorted(os.listdir(src)):
+        shutil.copyfile(os.path.join(src, n), os.path.join(dst, n))
+        os.chmod(os.path.join(dst, n), 0o755)
+
+
 def prepare_run_dir(work, name):
     run_dir = os.path.join(work, name.replace(os.sep, "_"))
     for sub in ("modsec/tmp", "modsec/data", "apache"):
         os.makedirs(os.path.join(run_dir, sub), exist_ok=True)
+    install_bin(name, run_dir)
     if os.geteuid() == 0:
         _, _, uid, gid = hz.run_user()
         for d in (work, run_dir):
