@@ -68,7 +68,11 @@ const bw_compat_t bw_compat_table[] = {
 
     { V, "FILES_TMP_CONTENT", NULL,
       "the temporary file's name, not its content (FILES_CONTENT has the content of text files)" },
+    { V, "FULL_REQUEST", NULL,
+      "the request line and every header line, CRLF-ended (mod_security2 2.9.7 loses header lines)" },
     { V, "GEO", NULL, "filled from a MaxMind DB record: AREA_CODE is never set" },
+    { V, "MATCHED_VARS", NULL,
+      "in a chain link, the matches of the link before it only (mod_security2 keeps earlier links' too)" },
     { V, "PATH_INFO", NULL, "always empty" },
     { V, "PERF_ALL", NULL, NO_PERF },
     { V, "PERF_COMBINED", NULL, NO_PERF },
@@ -91,6 +95,7 @@ const bw_compat_t bw_compat_table[] = {
     { V, "SCRIPT_USERNAME", NULL, NO_SCRIPT },
     { V, "STREAM_INPUT_BODY", NULL, "always empty: streaming inspection is not implemented" },
     { V, "STREAM_OUTPUT_BODY", NULL, "always empty: streaming inspection is not implemented" },
+    { V, "TIME", NULL, "hh:mm:ss as the manual says (mod_security2 2.9.7 gives YYYYMMDDhhmmss)" },
     { V, "WEBSERVER_ERROR_LOG", NULL, "always empty: httpd's messages are not collected" },
 
     { O, "detectSQLi", NULL,
