@@ -76,7 +76,8 @@ const bw_compat_t bw_compat_table[] = {
       "the request line and every header line, CRLF-ended (mod_security2 2.9.7 loses header lines)" },
     { V, "GEO", NULL, "filled from a MaxMind DB record: AREA_CODE is never set" },
     { V, "MATCHED_VARS", NULL,
-      "in a chain link, the matches of the link before it only (mod_security2 keeps earlier links' too)" },
+      "from a chain's third link on, the matches of the link before only (mod_security2 keeps earlier links' too)",
+      3 },
     { V, "PATH_INFO", NULL, "always empty" },
     { V, "PERF_ALL", NULL, NO_PERF },
     { V, "PERF_COMBINED", NULL, NO_PERF },
@@ -192,17 +193,36 @@ void bw_compat_note_directive(bw_config_t *cfg, const char *name, const char *ar
     note_name(cfg, BW_COMPAT_DIRECTIVE, name, strlen(name), first, file, line);
 }
 
+/* link: the rule's place in its chain (1 for a starter or a lone rule). */
+static void note_targets(bw_config_t *cfg, const apr_array_header_t *targets, int link,
+                         const char *file, int line)
+{
+    int i;
+    for (i = 0; targets && i < targets->nelts; i++) {
+        const bw_target_t *t = &((const bw_target_t *)targets->elts)[i];
+        const bw_compat_t *c;
+        if (t->is_exclusion)
+            continue;
+        c = bw_compat_find(BW_COMPAT_VARIABLE, t->var->name, strlen(t->var->name), NULL);
+        if (c && link >= c->from_link)
+            note(cfg, c, file, line);
+    }
+}
+
 void bw_compat_note_targets(bw_config_t *cfg, const apr_array_header_t *targets,
                             const char *file, int line)
 {
-    int i;
-    if (!cfg->compat || !targets)
-        return;
-    for (i = 0; i < targets->nelts; i++) {
-        const bw_target_t *t = &((const bw_target_t *)targets->elts)[i];
-        if (!t->is_exclusion)
-            note_name(cfg, BW_COMPAT_VARIABLE, t->var->name, strlen(t->var->name), NULL, file, line);
-    }
+    if (cfg->compat)
+        note_targets(cfg, targets, 1, file, line);
+}
+
+static int chain_link(const bw_rule_t *r)
+{
+    const bw_rule_t *l;
+    int n = 1;
+    for (l = r->chain_head; l && l != r; l = l->chain_next)
+        n++;
+    return n;
 }
 
 /* t:NAME is a transformation, ctl:NAME=… is looked up as "ctl:NAME", any
@@ -226,7 +246,7 @@ void bw_compat_note_rule(bw_config_t *cfg, const bw_rule_t *r, const char *file,
     int i;
     if (!cfg->compat)
         return;
-    bw_compat_note_targets(cfg, r->targets, file, line);
+    note_targets(cfg, r->targets, chain_link(r), file, line);
     if (r->kind == BW_RULE_SECRULE && r->op.def)
         note_name(cfg, BW_COMPAT_OPERATOR, r->op.def->name, strlen(r->op.def->name), NULL, file, line);
     for (i = 0; r->actions && i < r->actions->nelts; i++)
