@@ -145,6 +145,15 @@ void bw_config_unlock(bw_config_t *cfg);
 /* Settings before merging: start-up warnings the caller should print. */
 const apr_array_header_t *bw_config_warnings(const bw_config_t *cfg);
 
+/* From now on, note each use of a directive, variable, operator,
+ * transformation or action that Bulwark supports differently from
+ * mod_security2 (docs/compatibility.md). Off by default: httpd does not
+ * pay for it at start-up; `bulwark check` turns it on. */
+void bw_config_note_compat(bw_config_t *cfg);
+/* The notes so far, "file:line: warning: KIND NAME differs from
+ * mod_security2: HOW", in the order the configuration was read. */
+const apr_array_header_t *bw_config_compat_notes(const bw_config_t *cfg);
+
 /* ---- programs ---------------------------------------------------------- */
 
 /* Build the effective program of cfg over parent (NULL for the top). Errors

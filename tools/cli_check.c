@@ -2,6 +2,9 @@
  * bulwark check FILE… — load rule files as Apache would (Includes
  * followed), compile every rule, print a summary; every error is printed as
  * file:line: reason and the exit status is 0 only when the set is clean.
+ * Each use of something Bulwark does differently from mod_security2
+ * (docs/compatibility.md) is a warning, file:line: warning: …; warnings
+ * never change the exit status.
  */
 #include <string.h>
 #include <stdlib.h>
@@ -43,7 +46,10 @@ static void check_usage(FILE *out)
     fprintf(out, "Usage: bulwark check [--quiet] FILE...\n"
                  "Load and compile rule files (Include/IncludeOptional followed) and print a summary:\n"
                  "rules per phase and the operators, variables, transformations and actions used.\n"
-                 "Errors are printed as FILE:LINE: REASON. Exit status: 0 clean, 1 errors, 2 usage.\n");
+                 "Errors are printed as FILE:LINE: REASON, and each use of a directive, variable,\n"
+                 "operator or action Bulwark supports differently from mod_security2 as\n"
+                 "FILE:LINE: warning: ... (docs/compatibility.md; warnings do not change the status).\n"
+                 "Exit status: 0 clean, 1 errors, 2 usage.\n");
 }
 
 int bw_cli_check(apr_pool_t *pool, int argc, const char *const *argv)
@@ -56,6 +62,7 @@ int bw_cli_check(apr_pool_t *pool, int argc, const char *const *argv)
     const apr_array_header_t *warn;
     const char *errs = NULL;
 
+    bw_config_note_compat(cfg);
     for (i = 1; i < argc; i++) {
         const char *e;
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
@@ -75,6 +82,9 @@ int bw_cli_check(apr_pool_t *pool, int argc, const char *const *argv)
         check_usage(stderr);
         return 2;
     }
+    warn = bw_config_compat_notes(cfg);
+    for (i = 0; i < warn->nelts; i++)
+        fprintf(stderr, "%s\n", ((const char **)warn->elts)[i]);
     if (errs) {
         fprintf(stderr, "%s\n", errs);
         return 1;

@@ -13,6 +13,7 @@
 #include <ctype.h>
 #include <apr_thread_mutex.h>
 #include "lang/bw_lang.h"
+#include "lang/bw_compat.h"
 #include "operators/bw_geo.h"
 
 typedef enum {
@@ -461,16 +462,13 @@ static const char *set_number(bw_config_t *cfg, const dir_def_t *d, const char *
     return NULL;
 }
 
-const char *bw_config_directive(bw_config_t *cfg, const char *name, const char *args,
-                                const char *file, int line)
+static const char *apply_directive(bw_config_t *cfg, const dir_def_t *d, const char *args,
+                                   const char *file, int line)
 {
-    const dir_def_t *d = find_dir(name);
     char *base = (char *)&cfg->settings;
     char *w = NULL;
     const char *err;
 
-    if (!d)
-        return apr_psprintf(cfg->pool, "unknown directive \"%s\"", name);
     if (d->type == DT_CUSTOM)
         return d->fn(cfg, d, args ? args : "", file, line);
     if (d->type == DT_IGNORED)
@@ -497,6 +495,20 @@ const char *bw_config_directive(bw_config_t *cfg, const char *name, const char *
     }
 }
 
+const char *bw_config_directive(bw_config_t *cfg, const char *name, const char *args,
+                                const char *file, int line)
+{
+    const dir_def_t *d = find_dir(name);
+    const char *err;
+
+    if (!d)
+        return apr_psprintf(cfg->pool, "unknown directive \"%s\"", name);
+    err = apply_directive(cfg, d, args, file, line);
+    if (!err)
+        bw_compat_note_directive(cfg, d->name, args, file, line);
+    return err;
+}
+
 bw_config_t *bw_config_create(apr_pool_t *pool)
 {
     bw_config_t *cfg = apr_pcalloc(pool, sizeof(*cfg));
@@ -516,6 +528,17 @@ bw_config_t *bw_config_create(apr_pool_t *pool)
 const apr_array_header_t *bw_config_warnings(const bw_config_t *cfg)
 {
     return cfg->warnings;
+}
+
+void bw_config_note_compat(bw_config_t *cfg)
+{
+    if (!cfg->compat)
+        cfg->compat = apr_array_make(cfg->pool, 8, sizeof(char *));
+}
+
+const apr_array_header_t *bw_config_compat_notes(const bw_config_t *cfg)
+{
+    return cfg->compat;
 }
 
 apr_array_header_t *bw_config_cache(bw_config_t *cfg)

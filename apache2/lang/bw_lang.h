@@ -116,6 +116,8 @@ struct bw_config_s {
     apr_hash_t *ids;                 /* id (long as key) -> rule, this context */
     apr_array_header_t *warnings;    /* const char* */
     apr_array_header_t *errors;      /* const char*: "file:line: reason" (file loading) */
+    apr_array_header_t *compat;      /* const char*: uses of what differs from
+                                        mod_security2 (lang/bw_compat.c); NULL: not noted */
     apr_thread_mutex_t *mutex;       /* guards cache */
     apr_array_header_t *cache;       /* built programs per parent (the glue's) */
     int include_depth;

@@ -11,6 +11,7 @@
 #include <ctype.h>
 #include "lang/bw_lang.h"
 #include "operators/bw_lua.h"
+#include "lang/bw_compat.h"
 
 static bw_rule_t *rule_new(apr_pool_t *p, bw_rule_kind_t kind, const char *file, int line)
 {
@@ -195,7 +196,10 @@ const char *bw_dir_secrule(bw_config_t *cfg, const char *args, const char *file,
     err = parse_operator(cfg->pool, r, op);
     if (err)
         return err;
-    return add_rule(cfg, r, file, line);
+    err = add_rule(cfg, r, file, line);
+    if (!err)
+        bw_compat_note_rule(cfg, r, file, line);
+    return err;
 }
 
 const char *bw_dir_secaction(bw_config_t *cfg, const char *args, const char *file, int line)
@@ -215,7 +219,10 @@ const char *bw_dir_secaction(bw_config_t *cfg, const char *args, const char *fil
         return err;
     r->op.def = bw_op_lookup("unconditionalMatch");
     r->op.param = "";
-    return add_rule(cfg, r, file, line);
+    err = add_rule(cfg, r, file, line);
+    if (!err)
+        bw_compat_note_rule(cfg, r, file, line);
+    return err;
 }
 
 /* SecRuleScript PATH [ACTIONS]: a rule without targets whose operator runs
@@ -253,7 +260,10 @@ const char *bw_dir_secrulescript(bw_config_t *cfg, const char *args, const char 
     if (bw_op_script.compile(&r->op, &env, &why) != 0)
         return apr_psprintf(cfg->pool, "SecRuleScript: %s", why);
     r->lua = 1;
-    return add_rule(cfg, r, file, line);
+    err = add_rule(cfg, r, file, line);
+    if (!err)
+        bw_compat_note_rule(cfg, r, file, line);
+    return err;
 }
 
 const char *bw_dir_secmarker(bw_config_t *cfg, const char *args, const char *file, int line)
@@ -311,6 +321,7 @@ const char *bw_dir_default_action(bw_config_t *cfg, const char *args, const char
      * rules defined after it inherit from (its phase included). */
     cfg->defaults[0] = r;
     cfg->defaults[r->phase] = r;
+    bw_compat_note_rule(cfg, r, file, line);
     return NULL;
 }
 
@@ -392,6 +403,7 @@ const char *bw_dir_update_target(bw_config_t *cfg, bw_item_kind_t kind, const ch
         if (err)
             return err;
     }
+    bw_compat_note_targets(cfg, it->targets, file, line);
     return NULL;
 }
 
@@ -428,6 +440,7 @@ const char *bw_dir_update_action(bw_config_t *cfg, const char *args, const char 
     if (probe.id)
         return "SecRuleUpdateActionById cannot change a rule's id";
     it->actions_text = actions;
+    bw_compat_note_rule(cfg, &probe, file, line);
     return NULL;
 }
 

@@ -300,4 +300,8 @@ const bw_var_gen_t bw_var_gens_misc[BW_V__COUNT] = {
     [BW_V_SCRIPT_USERNAME] = { bw_var_gen_scalar, (const void *)s_none },
     [BW_V_SCRIPT_GROUPNAME] = { bw_var_gen_scalar, (const void *)s_none },
     [BW_V_SCRIPT_MODE] = { bw_var_gen_scalar, (const void *)s_none },
+    /* Rules are not timed and persistent records are files, not SDBM: a
+     * configuration naming these loads, and they have no value. */
+    [BW_V_PERF_RULES] = { bw_var_gen_scalar, (const void *)s_none },
+    [BW_V_SDBM_DELETE_ERROR] = { bw_var_gen_scalar, (const void *)s_none },
 };

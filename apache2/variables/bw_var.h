@@ -107,7 +107,8 @@
     X(PERF_PHASE1, "PERF_PHASE1", BW_S) X(PERF_PHASE2, "PERF_PHASE2", BW_S)               \
     X(PERF_PHASE3, "PERF_PHASE3", BW_S) X(PERF_PHASE4, "PERF_PHASE4", BW_S)               \
     X(PERF_PHASE5, "PERF_PHASE5", BW_S) X(PERF_SREAD, "PERF_SREAD", BW_S)                 \
-    X(PERF_SWRITE, "PERF_SWRITE", BW_S)                                                  \
+    X(PERF_SWRITE, "PERF_SWRITE", BW_S) X(PERF_RULES, "PERF_RULES", BW_C)                 \
+    X(SDBM_DELETE_ERROR, "SDBM_DELETE_ERROR", BW_S)                                      \
     X(STREAM_INPUT_BODY, "STREAM_INPUT_BODY", BW_S)                                      \
     X(STREAM_OUTPUT_BODY, "STREAM_OUTPUT_BODY", BW_S)                                    \
     X(WEBSERVER_ERROR_LOG, "WEBSERVER_ERROR_LOG", BW_S)                                  \
