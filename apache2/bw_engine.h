@@ -218,6 +218,7 @@ typedef enum {
     BW_DISP_DENY,         /* answer with status */
     BW_DISP_DROP,         /* close the connection */
     BW_DISP_REDIRECT,     /* status + url */
+    BW_DISP_PROXY,        /* forward the request to url (mod_proxy), phases 1-2 */
     BW_DISP_ALLOW         /* informational: allow decided, go on */
 } bw_disposition_t;
 

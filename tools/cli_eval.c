@@ -51,9 +51,10 @@ static void print_report(bw_tx_t *tx, apr_pool_t *p, int disrupted, const bw_int
     printf("%s},\n  \"disposition\": ", first ? "" : "\n  ");
     if (!disrupted)
         printf("{\"action\": \"pass\"}\n}\n");
-    else if (iv->disposition == BW_DISP_REDIRECT)
-        printf("{\"action\": \"redirect\", \"status\": %d, \"url\": \"%s\", \"rule\": %ld, \"phase\": %d}\n}\n",
-               iv->status, iv->url, iv->rule ? bw_rule_id(iv->rule) : 0L, iv->phase);
+    else if (iv->disposition == BW_DISP_REDIRECT || iv->disposition == BW_DISP_PROXY)
+        printf("{\"action\": \"%s\", \"status\": %d, \"url\": \"%s\", \"rule\": %ld, \"phase\": %d}\n}\n",
+               iv->disposition == BW_DISP_PROXY ? "proxy" : "redirect", iv->status, iv->url,
+               iv->rule ? bw_rule_id(iv->rule) : 0L, iv->phase);
     else
         printf("{\"action\": \"%s\", \"status\": %d, \"rule\": %ld, \"phase\": %d}\n}\n",
                iv->disposition == BW_DISP_DROP ? "drop" : "deny", iv->status,

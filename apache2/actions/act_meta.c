@@ -113,11 +113,6 @@ static const char *c_allow(bw_action_t *a, apr_pool_t *p)
     return NULL;
 }
 
-static const char *c_proxy(bw_action_t *a, apr_pool_t *p)
-{
-    return "proxy is not supported: route requests with mod_proxy's own configuration";
-}
-
 #define M(n, op, c, par) { n, BW_AK_META, par, op, c }
 #define D(n, op, c, par) { n, BW_AK_DISRUPTIVE, par, op, c }
 #define F(n, op, c, par) { n, BW_AK_FLOW, par, op, c }
@@ -139,7 +134,7 @@ const bw_action_def_t bw_actions_meta[] = {
     F("skipAfter", BW_A_SKIP_AFTER, NULL, 1),
     D("pass", BW_A_PASS, NULL, 0), D("deny", BW_A_DENY, NULL, 0), D("drop", BW_A_DROP, NULL, 0),
     D("block", BW_A_BLOCK, NULL, 0), D("allow", BW_A_ALLOW, c_allow, 2),
-    D("redirect", BW_A_REDIRECT, c_macro, 1), D("proxy", BW_A_PASS, c_proxy, 1),
+    D("redirect", BW_A_REDIRECT, c_macro, 1), D("proxy", BW_A_PROXY, c_macro, 1),
     D("pause", BW_A_PAUSE, c_pause, 1),
     { NULL, BW_AK_META, 0, BW_A_ACCEPTED, NULL }
 };

@@ -82,9 +82,35 @@ static void fill_request(request_rec *r, bw_request_t *req)
     req->start = r->request_time;
 }
 
+/* proxy:URL (phases 1 and 2; the engine turns a later one into a 500), as
+ * mod_security2 does it: the request becomes a reverse-proxy request for
+ * URL, which mod_proxy's own fixups (MIDDLE, after ours) and handler then
+ * serve; the body read for phase 2 is replayed to it. Without mod_proxy the
+ * request ends with a 500 and the reason in the error log, as mod_security2
+ * answers: a configuration naming proxy loads in both engines without
+ * mod_proxy (which may be loaded after this module, so parse time cannot
+ * tell). */
+static int intervene_proxy(request_rec *r, const bw_intervention_t *iv)
+{
+    if (!ap_find_linked_module("mod_proxy.c")) {
+        ap_log_rerror(APLOG_MARK, APLOG_ERR | APLOG_NOERRNO, 0, r,
+                      "ModSecurity: Access denied with code 500 (phase %d): rule %ld asks to proxy to "
+                      "%s, but mod_proxy is not loaded [unique_id \"%s\"]", iv->phase,
+                      iv->rule ? bw_rule_id(iv->rule) : 0L, ap_escape_logitem(r->pool, iv->url),
+                      unique_id(r));
+        return HTTP_INTERNAL_SERVER_ERROR;
+    }
+    r->filename = apr_pstrcat(r->pool, "proxy:", iv->url, NULL);
+    r->proxyreq = PROXYREQ_REVERSE;
+    r->handler = "proxy-server";
+    return OK;
+}
+
 int bw_httpd_intervene(request_rec *r, const bw_intervention_t *iv)
 {
     switch (iv->disposition) {
+    case BW_DISP_PROXY:
+        return intervene_proxy(r, iv);
     case BW_DISP_REDIRECT:
         apr_table_setn(r->headers_out, "Location", iv->url ? iv->url : "/");
         return iv->status ? iv->status : HTTP_MOVED_TEMPORARILY;

@@ -53,7 +53,7 @@ struct bw_rule_s {
     apr_array_header_t *tags;    /* const char* */
     bw_disruptive_t disruptive;
     int status;                  /* 0 unset */
-    const bw_macro_t *redirect;
+    const bw_macro_t *redirect;  /* the URL of redirect: or of proxy: */
     int log, auditlog;           /* -1 unset */
     int capture, multi_match;
     int chained;                 /* this rule has the chain action */

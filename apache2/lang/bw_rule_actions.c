@@ -106,6 +106,7 @@ static void apply(bw_rule_t *r, const bw_action_t *a, apr_pool_t *p)
     case BW_A_BLOCK: r->disruptive = BW_DA_BLOCK; break;
     case BW_A_ALLOW: r->disruptive = allow_kind(a->num); break;
     case BW_A_REDIRECT: r->redirect = a->data; r->disruptive = BW_DA_REDIRECT; break;
+    case BW_A_PROXY: r->redirect = a->data; r->disruptive = BW_DA_PROXY; break;
     default: break;   /* pause, xmlns, append, prepend: accepted, no effect */
     }
 }

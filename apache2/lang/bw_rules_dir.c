@@ -493,7 +493,7 @@ void bw_rule_apply_defaults(bw_rule_t *r, const bw_rule_t *def)
         r->auditlog = def->auditlog;
     if (r->disruptive == BW_DA_UNSET && r->chain_head == r) {
         r->disruptive = def->disruptive;
-        if (def->disruptive == BW_DA_REDIRECT)
+        if (def->disruptive == BW_DA_REDIRECT || def->disruptive == BW_DA_PROXY)
             r->redirect = def->redirect;
     }
     if (!r->status && def->status && r->chain_head == r)

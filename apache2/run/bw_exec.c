@@ -185,6 +185,11 @@ static const char *disruptive_prefix(bw_tx_t *tx, const bw_rule_t *h, bw_disrupt
     case BW_DA_REDIRECT:
         return apr_psprintf(tx->pool, "Access denied with redirection to %s using status %d (phase %d).",
                             url, status, phase);
+    case BW_DA_PROXY:   /* the words mod_security2 logs, which log watchers know */
+        if (phase > BW_PHASE_REQUEST_BODY)
+            return apr_psprintf(tx->pool, "Access denied with code %d (phase %d) (proxy works in "
+                                "phases 1 and 2 only: the response has started).", status, phase);
+        return apr_psprintf(tx->pool, "Access denied using proxy to (phase %d) %s.", phase, url);
     case BW_DA_ALLOW:
     case BW_DA_ALLOW_PHASE:
     case BW_DA_ALLOW_REQUEST:
@@ -239,6 +244,21 @@ static void record_and_log(bw_tx_t *tx, const bw_rule_t *h, const char *prefix,
         tx->cb->alert(tx->cb->baton, tx, &al);
 }
 
+/* What the glue is asked to do; a proxy too late to happen is a deny. */
+static bw_disposition_t disposition_of(bw_disruptive_t d, int phase)
+{
+    switch (d) {
+    case BW_DA_DROP:
+        return BW_DISP_DROP;
+    case BW_DA_REDIRECT:
+        return BW_DISP_REDIRECT;
+    case BW_DA_PROXY:
+        return phase > BW_PHASE_REQUEST_BODY ? BW_DISP_DENY : BW_DISP_PROXY;
+    default:
+        return BW_DISP_DENY;
+    }
+}
+
 static void perform_disruptive(bw_tx_t *tx, const bw_rule_t *h, const char *op_msg)
 {
     bw_disruptive_t d = h->disruptive;
@@ -260,16 +280,18 @@ static void perform_disruptive(bw_tx_t *tx, const bw_rule_t *h, const char *op_m
         tx->highest_severity = h->severity;
     if (d == BW_DA_DENY && !status)
         status = 403;
-    if (d == BW_DA_REDIRECT) {
+    if (d == BW_DA_REDIRECT || d == BW_DA_PROXY)
         url = redirect ? bw_str_pdup(tx->pool, bw_macro_expand(tx, redirect)) : "/";
-        if (status != 301 && status != 302 && status != 303 && status != 307)
-            status = 302;
-    }
+    if (d == BW_DA_REDIRECT && status != 301 && status != 302 && status != 303 && status != 307)
+        status = 302;
+    if (d == BW_DA_PROXY && h->phase > BW_PHASE_REQUEST_BODY)
+        status = 500;   /* the handler has run, nothing is left to proxy: mod_security2's answer */
     if (tx->engine_mode == BW_ENGINE_ON) {
         switch (d) {
         case BW_DA_DENY:
         case BW_DA_DROP:
         case BW_DA_REDIRECT:
+        case BW_DA_PROXY:
             intercept = 1;
             break;
         case BW_DA_ALLOW:
@@ -290,8 +312,7 @@ static void perform_disruptive(bw_tx_t *tx, const bw_rule_t *h, const char *op_m
         record_and_log(tx, h, disruptive_prefix(tx, h, d, status, url), op_msg, intercept);
     if (intercept) {
         tx->intercepted = 1;
-        tx->iv.disposition = d == BW_DA_DENY ? BW_DISP_DENY
-                           : d == BW_DA_DROP ? BW_DISP_DROP : BW_DISP_REDIRECT;
+        tx->iv.disposition = disposition_of(d, h->phase);
         tx->iv.status = status;
         tx->iv.url = url;
         tx->iv.rule = h;

@@ -20,7 +20,8 @@ directory the .conf is in (for files it names, e.g. Lua scripts);
 `@REMOTE_PORT@`, `@REMOTE_CA@` and `@REMOTE_DOWN_PORT@` start
 tests/backend/rules_https.py (an HTTPS server of rule files with a CA made
 for the run) and name its port, its CA file and a port nothing listens on
-(SecRemoteRules tests). A .conf line
+(SecRemoteRules tests). `@BACKEND_PORT@` is the port of the test's
+backend (proxy:URL tests send requests there themselves). A .conf line
 `# backend: echo` runs that file against tests/backend/echo_digest.py (it
 answers with the SHA-256 of the body it got) instead of albedo. A .conf
 line `# bulwark-only: WHY` marks a file that tests what only Bulwark does
@@ -107,10 +108,12 @@ class RemoteRules:
 REMOTE = RemoteRules()
 
 
-def substitute(src, dst, run_dir):
+def substitute(src, dst, run_dir, backend_port=None):
     with open(src) as f:
         text = (f.read().replace("@RUN@", run_dir)
                 .replace("@HERE@", os.path.dirname(os.path.abspath(src))))
+    if backend_port is not None:
+        text = text.replace("@BACKEND_PORT@", str(backend_port))
     if "@REMOTE_" in text:
         for k, v in REMOTE.start(os.path.dirname(run_dir)).items():
             text = text.replace(k, v)
@@ -251,7 +254,7 @@ def run_ftw_file(a, yaml_path, backends, work, res, ftw):
             res.fail(t, why)
         return
     files = [substitute(os.path.join(HERE, "base.conf"), os.path.join(run_dir, "base.conf"), run_dir),
-             substitute(conf, os.path.join(run_dir, "test.conf"), run_dir)]
+             substitute(conf, os.path.join(run_dir, "test.conf"), run_dir, backend_port)]
     cfg = hz.ApacheConfig(a.engine, backend_port, rule_files=files, module_so=a.module,
                           sanitize=a.sanitize, run_dir=os.path.join(run_dir, "apache"), threads=8)
     ap = hz.Apache(cfg)

@@ -255,6 +255,43 @@ START_TEST(test_deny_and_log_format)
 }
 END_TEST
 
+/* proxy:URL: the URL's macros expanded, mod_security2's words in the log;
+ * a block under a proxy default goes there too; in phase 3 the handler has
+ * run, so it is a deny with 500. */
+START_TEST(test_proxy_intervention)
+{
+    bw_intervention_t iv;
+    bw_program_t *p = load("SecRuleEngine On\n"
+                           "SecDefaultAction \"phase:2,log,proxy:http://127.0.0.1:8/trap\"\n"
+                           "SecRule ARGS:to \"@rx ^\\w+$\" \"id:1,phase:1,proxy:http://10.0.0.1/%{ARGS.to}\"\n"
+                           "SecRule ARGS:b \"@streq 1\" \"id:2,phase:2,block\"\n"
+                           "SecRule ARGS:late \"@streq 1\" \"id:3,phase:3,proxy:http://10.0.0.1/\"\n", NULL);
+    bw_tx_t *tx = request(p, "GET", "/?to=honeypot", NULL);
+    ck_assert_int_eq(bw_tx_run_phase(tx, 1, &iv), 1);
+    ck_assert_int_eq(iv.disposition, BW_DISP_PROXY);
+    ck_assert_str_eq(iv.url, "http://10.0.0.1/honeypot");
+    ck_assert_msg(strstr(sink.last, "Access denied using proxy to (phase 1) http://10.0.0.1/honeypot."),
+                  "%s", sink.last);
+
+    tx = request(p, "GET", "/?b=1", NULL);
+    ck_assert_int_eq(bw_tx_run_phase(tx, 1, &iv), 0);
+    bw_tx_request_body_end(tx);
+    ck_assert_int_eq(bw_tx_run_phase(tx, 2, &iv), 1);
+    ck_assert_int_eq(iv.disposition, BW_DISP_PROXY);
+    ck_assert_str_eq(iv.url, "http://127.0.0.1:8/trap");
+
+    tx = request(p, "GET", "/?late=1", NULL);
+    ck_assert_int_eq(bw_tx_run_phase(tx, 1, &iv), 0);
+    bw_tx_request_body_end(tx);
+    ck_assert_int_eq(bw_tx_run_phase(tx, 2, &iv), 0);
+    ck_assert_int_eq(bw_tx_run_phase(tx, 3, &iv), 1);
+    ck_assert_int_eq(iv.disposition, BW_DISP_DENY);
+    ck_assert_int_eq(iv.status, 500);
+    ck_assert_msg(strstr(sink.last, "Access denied with code 500 (phase 3) (proxy works in phases 1 and 2"),
+                  "%s", sink.last);
+}
+END_TEST
+
 START_TEST(test_detection_only)
 {
     bw_intervention_t iv;
@@ -766,6 +803,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_continuation_and_all_errors);
     tcase_add_test(tc, test_remote_rules_args);
     tcase_add_test(tc, test_deny_and_log_format);
+    tcase_add_test(tc, test_proxy_intervention);
     tcase_add_test(tc, test_detection_only);
     tcase_add_test(tc, test_anomaly_scoring_chain_skip);
     tcase_add_test(tc, test_exclusions_and_counts);
