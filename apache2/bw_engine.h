@@ -95,6 +95,7 @@ typedef struct bw_settings_s {
     const char *geo_db;              /* SecGeoLookupDb, as resolved */
     const struct bw_geo_db_s *geo;   /* ...opened at the directive (operators/bw_geo.h) */
     const char *scan_cache_dir;      /* compiled multi-pattern databases (SecScanCacheDir) */
+    const char *chroot_dir;          /* SecChrootDir (main server only): the glue chroots there */
     int external_programs;           /* SecExternalPrograms: may @inspectFile/exec run programs */
     int external_program_timeout;    /* SecExternalProgramTimeout, seconds */
     int status_engine;

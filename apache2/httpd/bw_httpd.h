@@ -63,6 +63,8 @@ const bw_program_t *bw_httpd_program(request_rec *r, const bw_httpd_dircfg_t *d,
 
 void bw_httpd_register_hooks(apr_pool_t *p);
 void bw_httpd_register_filters(void);
+/* SecChrootDir (bw_httpd_chroot.c) */
+void bw_httpd_register_chroot(void);
 /* BULWARK_IN for r, first of its protocol input filters (see bw_httpd_filters.c). */
 void bw_httpd_add_replay_filter(request_rec *r, bw_httpd_req_t *st);
 apr_status_t bw_httpd_input_filter(ap_filter_t *f, apr_bucket_brigade *bb, ap_input_mode_t mode,

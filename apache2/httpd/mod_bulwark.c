@@ -85,7 +85,11 @@ static const char *cmd_sec(cmd_parms *cmd, void *dv, const char *args)
     bw_httpd_dircfg_t *d = dv;
     const apr_array_header_t *warn = bw_config_warnings(d->cfg);
     int i, before = warn->nelts;
-    const char *err = bw_config_directive(d->cfg, cmd->cmd->name, args,
+    const char *err;
+    /* one jail for the whole server, as in mod_security2 */
+    if (!strcasecmp(cmd->cmd->name, "SecChrootDir") && (err = ap_check_cmd_context(cmd, GLOBAL_ONLY)))
+        return err;
+    err = bw_config_directive(d->cfg, cmd->cmd->name, args,
                                           cmd->directive ? cmd->directive->filename : NULL,
                                           cmd->directive ? cmd->directive->line_num : 0);
     for (i = before; i < warn->nelts; i++)
@@ -134,6 +138,7 @@ static void register_hooks(apr_pool_t *p)
     static const char *const before_log_config[] = { "mod_log_config.c", NULL };
     bw_httpd_register_hooks(p);
     bw_httpd_register_filters();
+    bw_httpd_register_chroot();
     ap_hook_post_config(audit_post_config, NULL, NULL, APR_HOOK_MIDDLE);
     ap_hook_child_init(audit_child_init, NULL, NULL, APR_HOOK_MIDDLE);
     ap_hook_log_transaction(audit_log_transaction, NULL, before_log_config, APR_HOOK_MIDDLE);

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <ctype.h>
 #include <apr_thread_mutex.h>
+#include <apr_file_info.h>
 #include "lang/bw_lang.h"
 #include "lang/bw_compat.h"
 #include "operators/bw_geo.h"
@@ -276,6 +277,27 @@ static const char *d_ext_timeout(bw_config_t *c, const dir_def_t *d, const char 
     return NULL;
 }
 
+/* The jail must be a directory now, as mod_security2 checks (by changing
+ * into it): a typo stops start-up at its line, not after the server has
+ * half started. A relative path is taken from httpd's working directory,
+ * as chroot(2) would. Only root can chroot; that is found when it is done. */
+static const char *d_chroot_dir(bw_config_t *c, const dir_def_t *d, const char *a, const char *f, int l)
+{
+    char *w = NULL, buf[120];
+    apr_finfo_t fi;
+    apr_status_t rv;
+    const char *err = one_word(c->pool, d, a, &w);
+    if (err)
+        return err;
+    rv = apr_stat(&fi, w, APR_FINFO_TYPE, c->pool);
+    if (rv != APR_SUCCESS)
+        return apr_psprintf(c->pool, "SecChrootDir: %s: %s", w, apr_strerror(rv, buf, sizeof buf));
+    if (fi.filetype != APR_DIR)
+        return apr_psprintf(c->pool, "SecChrootDir: %s: not a directory", w);
+    c->settings.chroot_dir = w;
+    return NULL;
+}
+
 static const char *d_unsupported(bw_config_t *c, const dir_def_t *d, const char *a, const char *f, int l)
 {
     return apr_psprintf(c->pool, "%s is not supported by Bulwark", d->name);
@@ -392,7 +414,7 @@ static const dir_def_t dirs[] = {
     { "SecHashParam", DT_IGNORED, 0, NULL, NULL },
     { "SecHashMethodRx", DT_IGNORED, 0, NULL, NULL },
     { "SecHashMethodPm", DT_IGNORED, 0, NULL, NULL },
-    { "SecChrootDir", DT_CUSTOM, 0, NULL, d_unsupported },
+    { "SecChrootDir", DT_CUSTOM, 0, NULL, d_chroot_dir },
     { "SecRuleScript", DT_CUSTOM, 0, NULL, d_script },
     { "SecRemoteRules", DT_CUSTOM, 0, NULL, d_remote },
     { "SecRemoteRulesFailAction", DT_CUSTOM, 0, NULL, d_remote_fail },

@@ -292,6 +292,23 @@ START_TEST(test_proxy_intervention)
 }
 END_TEST
 
+/* SecChrootDir: the directory is checked where it is named; the glue
+ * reads it from the settings. */
+START_TEST(test_chroot_dir)
+{
+    const char *err;
+    bw_program_t *p = load("SecChrootDir /tmp\n", NULL);
+    ck_assert_ptr_nonnull(p);
+    ck_assert_str_eq(bw_program_settings(p)->chroot_dir, "/tmp");
+    err = load_error("SecChrootDir /no/such/jail\n");
+    ck_assert_msg(strstr(err, ":1: SecChrootDir: /no/such/jail: No such file or directory"), "%s", err);
+    err = load_error("SecChrootDir /dev/null\n");
+    ck_assert_msg(strstr(err, "/dev/null: not a directory"), "%s", err);
+    err = load_error("SecChrootDir\n");
+    ck_assert_msg(strstr(err, "SecChrootDir"), "%s", err);
+}
+END_TEST
+
 START_TEST(test_detection_only)
 {
     bw_intervention_t iv;
@@ -804,6 +821,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_remote_rules_args);
     tcase_add_test(tc, test_deny_and_log_format);
     tcase_add_test(tc, test_proxy_intervention);
+    tcase_add_test(tc, test_chroot_dir);
     tcase_add_test(tc, test_detection_only);
     tcase_add_test(tc, test_anomaly_scoring_chain_skip);
     tcase_add_test(tc, test_exclusions_and_counts);
