@@ -46,6 +46,7 @@ void bw_engine_init(void);
 /* ---- settings ---------------------------------------------------------- */
 
 struct bw_geo_db_s;   /* an opened GeoIP database (operators/bw_geo.h) */
+struct bw_gsb_db_s;   /* a Safe Browsing hash list (operators/bw_gsb.h) */
 
 /* Every Sec* setting of one context. Unset values are -1 / NULL and are
  * inherited from the parent context when programs are built. */
@@ -94,6 +95,8 @@ typedef struct bw_settings_s {
     apr_int64_t collection_timeout;
     const char *geo_db;              /* SecGeoLookupDb, as resolved */
     const struct bw_geo_db_s *geo;   /* ...opened at the directive (operators/bw_geo.h) */
+    const char *gsb_db;              /* SecGsbLookupDb, as resolved */
+    const struct bw_gsb_db_s *gsb;   /* ...read at the directive (operators/bw_gsb.h) */
     const char *scan_cache_dir;      /* compiled multi-pattern databases (SecScanCacheDir) */
     const char *chroot_dir;          /* SecChrootDir (main server only): the glue chroots there */
     int external_programs;           /* SecExternalPrograms: may @inspectFile/exec run programs */

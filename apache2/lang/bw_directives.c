@@ -16,6 +16,7 @@
 #include "lang/bw_lang.h"
 #include "lang/bw_compat.h"
 #include "operators/bw_geo.h"
+#include "operators/bw_gsb.h"
 
 typedef enum {
     DT_ONOFF,      /* On | Off */
@@ -262,6 +263,25 @@ static const char *d_geo_db(bw_config_t *c, const dir_def_t *d, const char *a, c
     return NULL;
 }
 
+/* The list is read here, once, into a sorted array in the configuration's
+ * pool: a missing file or a bad line stops start-up at this line (naming
+ * the list's own line too), and lookups never touch the file again. A
+ * relative path is read from the directory of the file that names it. */
+static const char *d_gsb_db(bw_config_t *c, const dir_def_t *d, const char *a, const char *f, int l)
+{
+    char *w = NULL;
+    const char *why = NULL, *path;
+    const char *err = one_word(c->pool, d, a, &w);
+    if (err)
+        return err;
+    path = bw_op_data_path(c->pool, f, w);
+    c->settings.gsb = bw_gsb_open(c->pool, path, &why);
+    if (!c->settings.gsb)
+        return apr_psprintf(c->pool, "SecGsbLookupDb: %s", why);
+    c->settings.gsb_db = path;
+    return NULL;
+}
+
 /* Seconds, 1 to 3600: a worker waits that long at most for a program. */
 static const char *d_ext_timeout(bw_config_t *c, const dir_def_t *d, const char *a, const char *f, int l)
 {
@@ -420,7 +440,7 @@ static const dir_def_t dirs[] = {
     { "SecRemoteRulesFailAction", DT_CUSTOM, 0, NULL, d_remote_fail },
     { "SecRemoteRulesCAFile", DT_CUSTOM, 0, NULL, d_remote_ca },
     { "SecRemoteRulesTimeout", DT_CUSTOM, 0, NULL, d_remote_timeout },
-    { "SecGsbLookupDb", DT_CUSTOM, 0, NULL, d_unsupported },
+    { "SecGsbLookupDb", DT_CUSTOM, 0, NULL, d_gsb_db },
     { NULL, DT_IGNORED, 0, NULL, NULL }
 };
 

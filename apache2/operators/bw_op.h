@@ -24,6 +24,7 @@
 
 typedef struct bw_op_def_s bw_op_def_t;
 struct bw_geo_db_s;   /* bw_geo.h */
+struct bw_gsb_db_s;   /* bw_gsb.h */
 
 /* One operator as it stands in one rule. */
 typedef struct bw_op_s {
@@ -62,6 +63,7 @@ typedef struct bw_op_run_s {
     int no_msg;                   /* the match message will not be used (nolog rule):
                                      operators skip building it */
     const struct bw_geo_db_s *geo; /* SecGeoLookupDb's database, or NULL (@geoLookup) */
+    const struct bw_gsb_db_s *gsb; /* SecGsbLookupDb's list, or NULL (@gsbLookup) */
     void *xml_doc;                /* the request body's parsed XML document (the XML
                                      body processor's xmlDocPtr), or NULL: what
                                      @validateDTD / @validateSchema check */

@@ -17,7 +17,7 @@
  * op_detect_sqli.c / op_detect_xss.c. */
 extern const bw_op_def_t bw_op_begins_with, bw_op_contains, bw_op_contains_word,
     bw_op_detect_sqli, bw_op_detect_xss, bw_op_ends_with, bw_op_eq, bw_op_fuzzy_hash,
-    bw_op_ge, bw_op_geo_lookup, bw_op_gt, bw_op_inspect_file, bw_op_ip_match,
+    bw_op_ge, bw_op_geo_lookup, bw_op_gsb_lookup, bw_op_gt, bw_op_inspect_file, bw_op_ip_match,
     bw_op_ip_match_f, bw_op_ip_match_from_file, bw_op_le, bw_op_lt, bw_op_ne, bw_op_no_match,
     bw_op_pm, bw_op_pm_from_file, bw_op_pmf, bw_op_rbl, bw_op_rx, bw_op_streq, bw_op_strmatch,
     bw_op_unconditional_match, bw_op_validate_byte_range, bw_op_validate_dtd,

@@ -18,6 +18,7 @@ const bw_op_def_t *const bw_op_registry[] = {
     &bw_op_fuzzy_hash,
     &bw_op_ge,
     &bw_op_geo_lookup,
+    &bw_op_gsb_lookup,
     &bw_op_gt,
     &bw_op_inspect_file,
     &bw_op_ip_match,

@@ -109,6 +109,7 @@ static int run_op(bw_tx_t *tx, const bw_rule_t *r, const bw_op_t *op, const bw_v
     /* only the last link's message is logged (perform_disruptive) */
     run->no_msg = r->chain_head->log == 0 || r->chain_next != NULL;
     run->geo = tx->cfg->geo;
+    run->gsb = tx->cfg->gsb;
     run->script = bw_lua_tx_call;   /* SecRuleScript, @inspectFile x.lua */
     run->script_host = tx;
     rc = op->def->execute(op, run, value);
