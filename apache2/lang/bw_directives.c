@@ -244,18 +244,28 @@ static const char *d_component(bw_config_t *c, const dir_def_t *d, const char *a
     return NULL;
 }
 
+/* The one word of a directive naming a data file, as *path: a relative
+ * name is read from the directory of the file that names it. */
+static const char *data_file_arg(bw_config_t *c, const dir_def_t *d, const char *a, const char *f,
+                                 const char **path)
+{
+    char *w = NULL;
+    const char *err = one_word(c->pool, d, a, &w);
+    if (!err)
+        *path = bw_op_data_path(c->pool, f, w);
+    return err;
+}
+
 /* The database is opened here, once, from the configuration's pool: a
  * missing or damaged file stops start-up at this line, and the mapping is
  * shared read-only by every transaction until the configuration goes. A
  * relative path is read from the directory of the file that names it. */
 static const char *d_geo_db(bw_config_t *c, const dir_def_t *d, const char *a, const char *f, int l)
 {
-    char *w = NULL;
-    const char *why = NULL, *path;
-    const char *err = one_word(c->pool, d, a, &w);
+    const char *why = NULL, *path = NULL;
+    const char *err = data_file_arg(c, d, a, f, &path);
     if (err)
         return err;
-    path = bw_op_data_path(c->pool, f, w);
     c->settings.geo = bw_geo_open(c->pool, path, &why);
     if (!c->settings.geo)
         return apr_psprintf(c->pool, "SecGeoLookupDb: %s", why);
@@ -269,12 +279,10 @@ static const char *d_geo_db(bw_config_t *c, const dir_def_t *d, const char *a, c
  * relative path is read from the directory of the file that names it. */
 static const char *d_gsb_db(bw_config_t *c, const dir_def_t *d, const char *a, const char *f, int l)
 {
-    char *w = NULL;
-    const char *why = NULL, *path;
-    const char *err = one_word(c->pool, d, a, &w);
+    const char *why = NULL, *path = NULL;
+    const char *err = data_file_arg(c, d, a, f, &path);
     if (err)
         return err;
-    path = bw_op_data_path(c->pool, f, w);
     c->settings.gsb = bw_gsb_open(c->pool, path, &why);
     if (!c->settings.gsb)
         return apr_psprintf(c->pool, "SecGsbLookupDb: %s", why);
