@@ -326,11 +326,6 @@ static const char *d_chroot_dir(bw_config_t *c, const dir_def_t *d, const char *
     return NULL;
 }
 
-static const char *d_unsupported(bw_config_t *c, const dir_def_t *d, const char *a, const char *f, int l)
-{
-    return apr_psprintf(c->pool, "%s is not supported by Bulwark", d->name);
-}
-
 static const char *d_remote(bw_config_t *c, const dir_def_t *d, const char *a, const char *f, int l)
 {
     return bw_dir_remote_rules(c, a, f, l);
