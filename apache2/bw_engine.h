@@ -107,6 +107,8 @@ typedef struct bw_settings_s {
     int disable_backend_compression;
     int rule_inheritance;
     int stream_inbody_inspection;
+    int stream_outbody_inspection;
+    int content_injection;           /* SecContentInjection: @rsub may edit the response */
     int hash_engine;
     int xml_external_entity;
     const char *httpbl_key;
@@ -307,6 +309,20 @@ const char *bw_tx_request_body_limit(const bw_tx_t *tx, apr_int64_t *value, int 
 void bw_tx_finish_uploads(bw_tx_t *tx);
 
 void bw_tx_set_response(bw_tx_t *tx, const bw_response_t *res);
+
+/* The streams @rsub edits (BW_STREAM_IN: STREAM_INPUT_BODY, with
+ * SecStreamInBodyInspection On; BW_STREAM_OUT: STREAM_OUTPUT_BODY, with
+ * SecStreamOutBodyInspection On and the response body buffered). The glue
+ * keeps the raw request body, so it lends it here before phase 2 (the bytes
+ * must live as long as the transaction); the response body the engine
+ * buffered itself becomes the output stream when phase 4 starts. */
+#define BW_STREAM_IN  0
+#define BW_STREAM_OUT 1
+int bw_tx_stream_inspection(const bw_tx_t *tx, int which);
+void bw_tx_set_stream(bw_tx_t *tx, int which, bw_str_t body);
+/* 1 and *body when a rule rewrote the stream: what must go on instead of
+ * the original (to the backend, to the client). */
+int bw_tx_stream_changed(const bw_tx_t *tx, int which, bw_str_t *body);
 int bw_tx_response_body_append(bw_tx_t *tx, const char *data, apr_size_t len);
 /* Should the response body be buffered and inspected (phase 4)? */
 int bw_tx_wants_response_body(bw_tx_t *tx, const char *content_type);

@@ -42,6 +42,8 @@ void bw_settings_init_unset(bw_settings_t *s)
     s->disable_backend_compression = -1;
     s->rule_inheritance = -1;
     s->stream_inbody_inspection = -1;
+    s->stream_outbody_inspection = -1;
+    s->content_injection = -1;
     s->hash_engine = -1;
     s->xml_external_entity = -1;
     s->interceptor_on_error = -1;
@@ -73,6 +75,7 @@ void bw_settings_merge(bw_settings_t *out, const bw_settings_t *parent, const bw
     MP(chroot_dir);
     MI(status_engine); MP(server_signature); MP(component_signatures);
     MI(disable_backend_compression); MI(rule_inheritance); MI(stream_inbody_inspection);
+    MI(stream_outbody_inspection); MI(content_injection);
     MI(hash_engine); MI(xml_external_entity); MP(httpbl_key); MP(sensor_id); MP(web_app_id);
     MI(interceptor_on_error); MI(conn_read_state_limit); MI(conn_write_state_limit);
     MI(external_programs); MI(external_program_timeout);
@@ -115,6 +118,8 @@ void bw_settings_finalize(bw_settings_t *s)
     DEF(disable_backend_compression, 0);
     DEF(rule_inheritance, 1);
     DEF(stream_inbody_inspection, 0);
+    DEF(stream_outbody_inspection, 0);
+    DEF(content_injection, 0);
     DEF(hash_engine, 0);
     DEF(xml_external_entity, 0);
     DEF(interceptor_on_error, 0);

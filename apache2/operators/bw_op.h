@@ -67,12 +67,19 @@ typedef struct bw_op_run_s {
     void *xml_doc;                /* the request body's parsed XML document (the XML
                                      body processor's xmlDocPtr), or NULL: what
                                      @validateDTD / @validateSchema check */
+    /* %{macros} in the text expanded in the transaction (@rsub's
+     * replacement); NULL outside one: the text stays as written */
+    bw_str_t (*expand)(void *host, bw_str_t text);
     bw_op_script_fn script;       /* NULL outside a transaction (folding, `bulwark op`) */
     void *script_host;
     const bw_spawn_ctx_t *spawn;  /* where a program may run (@inspectFile): the
                                      transaction's limits and environment; NULL
                                      where none may (start-up folding) */
+    int stream;                   /* the value is a stream variable (STREAM_INPUT_BODY,
+                                     STREAM_OUTPUT_BODY): an operator may rewrite it */
     /* outputs */
+    int rewritten;                /* @rsub: the stream becomes `rewrite` (run->pool) */
+    bw_str_t rewrite;
     int ncaptures;                /* >= 0: captures[0..ncaptures-1] set TX.0.. */
     bw_str_t captures[10];
     const char *msg;              /* on match: e.g. Pattern match "x" at ARGS:id. */

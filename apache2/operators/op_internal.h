@@ -19,7 +19,7 @@ extern const bw_op_def_t bw_op_begins_with, bw_op_contains, bw_op_contains_word,
     bw_op_detect_sqli, bw_op_detect_xss, bw_op_ends_with, bw_op_eq, bw_op_fuzzy_hash,
     bw_op_ge, bw_op_geo_lookup, bw_op_gsb_lookup, bw_op_gt, bw_op_inspect_file, bw_op_ip_match,
     bw_op_ip_match_f, bw_op_ip_match_from_file, bw_op_le, bw_op_lt, bw_op_ne, bw_op_no_match,
-    bw_op_pm, bw_op_pm_from_file, bw_op_pmf, bw_op_rbl, bw_op_rx, bw_op_streq, bw_op_strmatch,
+    bw_op_pm, bw_op_pm_from_file, bw_op_pmf, bw_op_rbl, bw_op_rsub, bw_op_rx, bw_op_streq, bw_op_strmatch,
     bw_op_unconditional_match, bw_op_validate_byte_range, bw_op_validate_dtd,
     bw_op_validate_schema, bw_op_validate_url_encoding, bw_op_validate_utf8_encoding,
     bw_op_verify_cc, bw_op_verify_cpf, bw_op_verify_ssn,
@@ -67,6 +67,11 @@ const char *bw_op_param_msg(bw_op_run_t *run, const bw_op_t *op, const char *hea
  * with *err = "@<opname>: <PCRE2 message> at offset N". */
 pcre2_code *bw_op_regex_compile(const bw_op_t *op, const bw_op_cenv_t *env,
                                 const char *opname, char **err);
+
+/* The same for a regex that is only part of the parameter (@rsub), with
+ * extra compile options (PCRE2_CASELESS). */
+pcre2_code *bw_op_regex_compile_re(bw_str_t re, uint32_t extra, const bw_op_cenv_t *env,
+                                   const char *opname, char **err);
 
 /* Turn a negative pcre2_match() result other than NOMATCH into the -1
  * result: run->error names the limit and run->limit_hit is set for the

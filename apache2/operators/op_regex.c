@@ -24,13 +24,19 @@ static apr_status_t code_cleanup(void *data)
 pcre2_code *bw_op_regex_compile(const bw_op_t *op, const bw_op_cenv_t *env,
                                 const char *opname, char **err)
 {
+    return bw_op_regex_compile_re(bw_str_n(op->param, op->param_len), 0, env, opname, err);
+}
+
+pcre2_code *bw_op_regex_compile_re(bw_str_t re, uint32_t extra, const bw_op_cenv_t *env,
+                                   const char *opname, char **err)
+{
     pcre2_code *code;
     PCRE2_UCHAR msg[256];
     PCRE2_SIZE eoff = 0;
     int ecode = 0, rc;
 
-    code = pcre2_compile((PCRE2_SPTR)op->param, op->param_len,
-                         PCRE2_DOTALL | PCRE2_DOLLAR_ENDONLY, &ecode, &eoff, NULL);
+    code = pcre2_compile((PCRE2_SPTR)re.data, re.len,
+                         PCRE2_DOTALL | PCRE2_DOLLAR_ENDONLY | extra, &ecode, &eoff, NULL);
     if (code == NULL) {
         pcre2_get_error_message(ecode, msg, sizeof(msg));
         *err = apr_psprintf(env->pool, "@%s: %s at offset %lu", opname, (const char *)msg,

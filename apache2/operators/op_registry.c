@@ -32,6 +32,7 @@ const bw_op_def_t *const bw_op_registry[] = {
     &bw_op_pm_from_file,
     &bw_op_pmf,
     &bw_op_rbl,
+    &bw_op_rsub,
     &bw_op_rx,
     &bw_op_streq,
     &bw_op_strmatch,

@@ -91,6 +91,16 @@ static void fill_collection(bw_tx_t *tx, const bw_op_run_t *run)
         bw_coll_set(tx->pool, c, run->fill[i].name, run->fill[i].value);
 }
 
+/* %{macros} in an operator's text (@rsub's replacement), expanded now;
+ * made only when the text has one, which the operator knows at start-up. */
+static bw_str_t expand_text(void *host, bw_str_t text)
+{
+    bw_tx_t *tx = host;
+    char *err = NULL;
+    const bw_macro_t *m = bw_macro_compile(tx->pool, bw_str_pdup(tx->pool, text), &err);
+    return m ? bw_macro_expand(tx, m) : text;
+}
+
 /* 1 match, 0 no match, -1 error (logged). */
 static int run_op(bw_tx_t *tx, const bw_rule_t *r, const bw_op_t *op, const bw_varval_t *v,
                   bw_str_t value, bw_op_run_t *run)
@@ -112,7 +122,11 @@ static int run_op(bw_tx_t *tx, const bw_rule_t *r, const bw_op_t *op, const bw_v
     run->gsb = tx->cfg->gsb;
     run->script = bw_lua_tx_call;   /* SecRuleScript, @inspectFile x.lua */
     run->script_host = tx;
+    run->stream = bw_tx_stream_of(v) >= 0;
+    run->expand = expand_text;
     rc = op->def->execute(op, run, value);
+    if (rc >= 0 && run->rewritten)
+        bw_tx_stream_rewrite(tx, v, run->rewrite);
     if (rc < 0) {
         bw_rule_t *h = r->chain_head;
         if (run->error)

@@ -128,6 +128,10 @@ struct bw_tx_s {
     char *resbody;
     apr_size_t resbody_len, resbody_cap;
     int resbody_truncated;
+    /* STREAM_INPUT_BODY / STREAM_OUTPUT_BODY (bw_stream.c): the body as the
+     * rules last left it, and whether a rule rewrote it */
+    bw_str_t stream[2];
+    int stream_set[2], stream_changed[2];
 
     /* collections */
     apr_hash_t *colls;                 /* "TX", "IP"… -> bw_coll_t* */
@@ -195,6 +199,12 @@ int bw_tx_exec_phase(bw_tx_t *tx, int phase);
 int bw_tx_rule_removed(const bw_tx_t *tx, const bw_rule_t *r);
 const char *bw_tx_matched_var_name(bw_tx_t *tx);
 void bw_tx_process_request_body(bw_tx_t *tx);
+/* An operator rewrote a stream variable's value (bw_stream.c). */
+void bw_tx_stream_rewrite(bw_tx_t *tx, const bw_varval_t *v, bw_str_t body);
+/* The stream a value belongs to (BW_STREAM_IN/OUT), or -1. */
+int bw_tx_stream_of(const bw_varval_t *v);
+/* Phase 4 begins: a whole buffered response body becomes STREAM_OUTPUT_BODY. */
+void bw_tx_stream_response(bw_tx_t *tx);
 
 /* Which values did a ctl:ruleRemoveTarget… exclude for rule r? */
 int bw_tx_target_excluded(const bw_tx_t *tx, const bw_rule_t *r, const bw_varval_t *v);

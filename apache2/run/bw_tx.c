@@ -802,6 +802,8 @@ int bw_tx_run_phase(bw_tx_t *tx, int phase, bw_intervention_t *iv)
         return 0;
     if (phase == BW_PHASE_REQUEST_BODY && !tx->reqbody_done)
         bw_tx_request_body_end(tx);
+    if (phase == BW_PHASE_RESPONSE_BODY)
+        bw_tx_stream_response(tx);
     if (tx->intercepted && phase != BW_PHASE_LOGGING)
         return 0;
     if (tx->allow_level == 3 && phase != BW_PHASE_LOGGING)

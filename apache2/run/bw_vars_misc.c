@@ -239,6 +239,18 @@ static int s_none(bw_tx_t *tx, bw_str_t *v)
 {
     return 0;
 }
+/* Present only once the stream was set: before phase 2 (phase 4) and
+ * without the Sec*BodyInspection directive there is nothing to show. */
+static int s_stream_in(bw_tx_t *tx, bw_str_t *v)
+{
+    *v = tx->stream[BW_STREAM_IN];
+    return tx->stream_set[BW_STREAM_IN];
+}
+static int s_stream_out(bw_tx_t *tx, bw_str_t *v)
+{
+    *v = tx->stream[BW_STREAM_OUT];
+    return tx->stream_set[BW_STREAM_OUT];
+}
 
 
 const bw_var_gen_t bw_var_gens_misc[BW_V__COUNT] = {
@@ -290,8 +302,8 @@ const bw_var_gen_t bw_var_gens_misc[BW_V__COUNT] = {
     [BW_V_PERF_PHASE5] = { bw_var_gen_scalar, (const void *)s_zero },
     [BW_V_PERF_SREAD] = { bw_var_gen_scalar, (const void *)s_zero },
     [BW_V_PERF_SWRITE] = { bw_var_gen_scalar, (const void *)s_zero },
-    [BW_V_STREAM_INPUT_BODY] = { bw_var_gen_scalar, (const void *)s_none },
-    [BW_V_STREAM_OUTPUT_BODY] = { bw_var_gen_scalar, (const void *)s_none },
+    [BW_V_STREAM_INPUT_BODY] = { bw_var_gen_scalar, (const void *)s_stream_in },
+    [BW_V_STREAM_OUTPUT_BODY] = { bw_var_gen_scalar, (const void *)s_stream_out },
     [BW_V_WEBSERVER_ERROR_LOG] = { bw_var_gen_scalar, (const void *)s_none },
     [BW_V_SCRIPT_FILENAME] = { bw_var_gen_scalar, (const void *)s_none },
     [BW_V_SCRIPT_BASENAME] = { bw_var_gen_scalar, (const void *)s_none },

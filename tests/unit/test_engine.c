@@ -808,6 +808,58 @@ START_TEST(test_external_programs_run)
 }
 END_TEST
 
+/* @rsub on the streams: each rewrite is what the next rule reads (the
+ * phase's cached values are dropped), macros in the replacement are
+ * expanded, and what the glue forwards is the last rewrite; the response's
+ * only with SecContentInjection On, as in mod_security2 2.9.7. */
+START_TEST(test_rsub_streams)
+{
+    bw_intervention_t iv;
+    bw_str_t out;
+    bw_response_t res;
+    const char *rules =
+        "SecRuleEngine On\n"
+        "SecStreamInBodyInspection On\n"
+        "SecStreamOutBodyInspection On\n"
+        "SecResponseBodyAccess On\n"
+        "SecResponseBodyMimeType text/plain\n"
+        "SecRule STREAM_INPUT_BODY \"@rsub s/secret/%{REQUEST_METHOD}/\" \"id:1,phase:2,pass,log\"\n"
+        "SecRule STREAM_INPUT_BODY \"@streq a POST b POST\" \"id:2,phase:2,pass,log,setvar:tx.seen=1\"\n"
+        "SecRule REQUEST_BODY \"@rsub s/a/b/\" \"id:3,phase:2,pass,log,setvar:tx.other=1\"\n"
+        "SecRule STREAM_OUTPUT_BODY \"@rsub s/token-[0-9]+/[hidden]/\" \"id:4,phase:4,pass,log\"\n";
+    bw_program_t *p = load(rules, NULL);
+    bw_tx_t *tx = request(p, "POST", "/", "Content-Type: text/plain");
+    ck_assert_ptr_nonnull(p);
+    ck_assert_int_eq(bw_tx_run_phase(tx, 1, &iv), 0);
+    bw_tx_request_body_append(tx, "a secret b secret", 17);
+    bw_tx_request_body_end(tx);
+    ck_assert(bw_tx_stream_inspection(tx, BW_STREAM_IN));
+    bw_tx_set_stream(tx, BW_STREAM_IN, bw_str_make("a secret b secret"));
+    ck_assert_int_eq(bw_tx_run_phase(tx, 2, &iv), 0);
+    ck_assert_int_eq(bw_tx_stream_changed(tx, BW_STREAM_IN, &out), 1);
+    ck_assert_str_eq(bw_str_pdup(pool, out), "a POST b POST");
+    ck_assert_str_eq(txvar(tx, "seen"), "1");
+    ck_assert_ptr_null(txvar(tx, "other"));     /* not a stream: never matches */
+
+    memset(&res, 0, sizeof(res));
+    res.status = 200;
+    res.headers = apr_array_make(pool, 1, sizeof(bw_kv_t));
+    bw_tx_set_response(tx, &res);
+    bw_tx_response_body_append(tx, "x token-12 y", 12);
+    ck_assert_int_eq(bw_tx_run_phase(tx, 4, &iv), 0);
+    ck_assert_int_eq(bw_tx_stream_changed(tx, BW_STREAM_OUT, &out), 0);   /* no injection */
+
+    p = load(apr_pstrcat(pool, "SecContentInjection On\n", rules, NULL), NULL);
+    tx = request(p, "GET", "/", NULL);
+    bw_tx_set_response(tx, &res);
+    bw_tx_response_body_append(tx, "x token-12 y", 12);
+    ck_assert_int_eq(bw_tx_run_phase(tx, 4, &iv), 0);
+    ck_assert_int_eq(bw_tx_stream_changed(tx, BW_STREAM_OUT, &out), 1);
+    ck_assert_str_eq(bw_str_pdup(pool, out), "x [hidden] y");
+    ck_assert_int_eq(bw_tx_stream_changed(tx, BW_STREAM_IN, &out), 0);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("engine");
@@ -837,6 +889,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_pcre_limit_fails_closed_after_rule_set);
     tcase_add_test(tc, test_external_programs_startup);
     tcase_add_test(tc, test_external_programs_run);
+    tcase_add_test(tc, test_rsub_streams);
     suite_add_tcase(s, tc);
     return s;
 }

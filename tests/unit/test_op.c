@@ -34,11 +34,14 @@ typedef struct {
     int capture;
     int limit;                  /* expected limit_hit, -1 = not checked */
     uint32_t match_limit;       /* 0 = PCRE2 default */
+    int stream;                 /* the value is a stream variable (@rsub) */
+    int has_out;                /* out= given: the stream after the run */
+    bw_str_t out;
 } vec_t;
 
 static const char *const vec_files[] = {
     "rx.vec", "pm.vec", "strings.vec", "numeric.vec", "ip.vec", "validate.vec",
-    "verify.vec", "misc.vec", NULL
+    "verify.vec", "misc.vec", "rsub.vec", NULL
 };
 
 static apr_pool_t *g_pool;
@@ -112,7 +115,12 @@ static int vec_option(vec_t *v, const char *f)
         v->capture = 1;
     } else if (strncmp(f, "limit=", 6) == 0)
         v->limit = atoi(f + 6);
-    else if (strncmp(f, "mlimit=", 7) == 0)
+    else if (strncmp(f, "stream=", 7) == 0)
+        v->stream = atoi(f + 7);
+    else if (strncmp(f, "out=", 4) == 0) {
+        v->out = unescape(f + 4);
+        v->has_out = v->stream = 1;
+    } else if (strncmp(f, "mlimit=", 7) == 0)
         v->match_limit = (uint32_t)strtoul(f + 7, NULL, 10);
     else
         return 0;
@@ -292,7 +300,13 @@ START_TEST(test_vector)
         pcre2_set_match_limit(fx.mctx, v->match_limit);
     fx.run.var_name = v->var;
     fx.run.capture = v->capture;
+    fx.run.stream = v->stream;
     rc = fixture_exec(&fx, v->input, &grew);
+    if (v->has_out) {
+        bw_str_t got = fx.run.rewritten ? fx.run.rewrite : v->input;
+        ck_assert_msg(bw_str_eq(got, v->out), "%s: stream became \"%s\", expected \"%s\"",
+                      v->where, bw_op_log_escape(g_pool, got, 0), bw_op_log_escape(g_pool, v->out, 0));
+    }
     ck_assert_msg(rc == v->expect, "%s: returned %d, expected %d%s%s", v->where, rc, v->expect,
                   fx.run.error ? "; error: " : "", fx.run.error ? fx.run.error : "");
     if (rc == 0)
