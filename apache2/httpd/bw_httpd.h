@@ -74,6 +74,11 @@ apr_status_t bw_httpd_output_filter(ap_filter_t *f, apr_bucket_brigade *bb);
 /* The request body store (bw_httpd_filters.c): init once the program is
  * known (announced: Content-Length, or -1), then store every byte read;
  * an error means the temp file could not be made or written (logged). */
+/* SecStreamInBodyInspection: the stored body becomes STREAM_INPUT_BODY
+ * before phase 2 (stream_lend), and after it what @rsub made of it replaces
+ * the store, with Content-Length to match (stream_take). */
+void bw_httpd_stream_lend(bw_httpd_req_t *st);
+void bw_httpd_stream_take(bw_httpd_req_t *st);
 void bw_httpd_body_init(bw_httpd_req_t *st, const bw_settings_t *set, apr_int64_t announced);
 apr_status_t bw_httpd_body_store(bw_httpd_req_t *st, const char *data, apr_size_t len);
 

@@ -152,6 +152,33 @@ apr_status_t bw_httpd_request_body(apr_pool_t *p, bw_httpd_req_t *st, bw_str_t *
     return rv;
 }
 
+void bw_httpd_stream_lend(bw_httpd_req_t *st)
+{
+    bw_str_t body;
+    /* only a whole body: an edited part would be followed by the rest */
+    if (!st->body_read || !st->body_complete || !bw_tx_stream_inspection(st->tx, BW_STREAM_IN))
+        return;
+    if (bw_httpd_request_body(st->r->pool, st, &body) == APR_SUCCESS)
+        bw_tx_set_stream(st->tx, BW_STREAM_IN, body);
+}
+
+void bw_httpd_stream_take(bw_httpd_req_t *st)
+{
+    bw_str_t body;
+    if (!bw_tx_stream_changed(st->tx, BW_STREAM_IN, &body))
+        return;
+    st->body = (char *)body.data;
+    st->body_len = st->body_cap = body.len;
+    st->body_file = NULL;            /* the old bytes go with r->pool */
+    st->body_file_len = 0;
+    st->body_sent = 0;
+    /* mod_proxy_http sends the Content-Length it finds here; a chunked
+     * request stays chunked and needs none */
+    if (apr_table_get(st->r->headers_in, "Content-Length"))
+        apr_table_setn(st->r->headers_in, "Content-Length",
+                       apr_psprintf(st->r->pool, "%" APR_SIZE_T_FMT, body.len));
+}
+
 /* The stored bytes from offset off: at most max of them, and for GETLINE
  * up to and including the first LF. NULL with *rv on a read error. */
 static apr_bucket *body_bucket(ap_filter_t *f, bw_httpd_req_t *st, apr_off_t off, apr_size_t max,
@@ -307,6 +334,24 @@ static int feed_body(bw_httpd_req_t *st, apr_bucket_brigade *bb)
     return 0;
 }
 
+/* The held response, or what @rsub made of it (SecStreamOutBodyInspection):
+ * then one bucket of the new bytes and EOS, and no Content-Length, which
+ * the core recomputes from a body it holds whole. */
+static apr_bucket_brigade *stream_out(ap_filter_t *f, bw_httpd_req_t *st)
+{
+    apr_bucket_brigade *out;
+    bw_str_t body;
+    if (!bw_tx_stream_changed(st->tx, BW_STREAM_OUT, &body))
+        return st->resp_bb;
+    apr_brigade_cleanup(st->resp_bb);
+    out = st->resp_bb;
+    apr_table_unset(f->r->headers_out, "Content-Length");
+    APR_BRIGADE_INSERT_TAIL(out, apr_bucket_pool_create(body.data, body.len, f->r->pool,
+                                                        f->c->bucket_alloc));
+    APR_BRIGADE_INSERT_TAIL(out, apr_bucket_eos_create(f->c->bucket_alloc));
+    return out;
+}
+
 apr_status_t bw_httpd_output_filter(ap_filter_t *f, apr_bucket_brigade *bb)
 {
     bw_httpd_req_t *st = f->ctx;
@@ -345,7 +390,7 @@ apr_status_t bw_httpd_output_filter(ap_filter_t *f, apr_bucket_brigade *bb)
     if (bw_tx_run_phase(st->tx, BW_PHASE_RESPONSE_BODY, &iv))
         return send_error(f, st, &iv, NULL);
     ap_remove_output_filter(f);
-    return ap_pass_brigade(f->next, st->resp_bb);
+    return ap_pass_brigade(f->next, stream_out(f, st));
 }
 
 /* httpd places a protocol filter after those of the same type, i.e. below

@@ -318,10 +318,12 @@ static int fixups(request_rec *r)
         st->intercepted = 1;
         return rc;
     }
+    bw_httpd_stream_lend(st);
     if (bw_tx_run_phase(st->tx, BW_PHASE_REQUEST_BODY, &iv)) {
         st->intercepted = 1;
         return bw_httpd_intervene(r, &iv);
     }
+    bw_httpd_stream_take(st);
     return DECLINED;
 }
 
