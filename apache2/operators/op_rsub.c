@@ -64,17 +64,6 @@ static bw_str_t regex_of(apr_pool_t *p, bw_str_t raw)
     return bw_str_n(out, n);
 }
 
-static int hexval(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 /* "|41 42|" at s (s[0] == '|'): the bytes into out, returns the length
  * consumed, or 0 when it is no hex block (then '|' is literal). */
 static size_t hex_block(bw_str_t s, char *out, size_t *n)
@@ -82,7 +71,7 @@ static size_t hex_block(bw_str_t s, char *out, size_t *n)
     size_t i, start = *n;
     int hi = -1;
     for (i = 1; i < s.len && s.data[i] != '|'; i++) {
-        int v = hexval(s.data[i]);
+        int v = bw_hexval(s.data[i]);
         if (s.data[i] == ' ' && hi < 0)
             continue;
         if (v < 0)
