@@ -18,6 +18,7 @@
 #define BW_ENGINE_H
 
 #include "base/bw_types.h"
+#include "base/bw_hmac.h"
 
 #define BW_PHASES 5
 enum {
@@ -105,6 +106,7 @@ typedef struct bw_settings_s {
     int rule_inheritance;
     int stream_inbody_inspection;
     int hash_engine;
+    bw_hash_conf_t hash;             /* SecHashKey, SecHashParam, SecHashMethodRx/Pm */
     int xml_external_entity;
     const char *httpbl_key;
     const char *sensor_id;

@@ -303,6 +303,21 @@ static const char *d_unsupported(bw_config_t *c, const dir_def_t *d, const char 
     return apr_psprintf(c->pool, "%s is not supported by Bulwark", d->name);
 }
 
+static const char *d_hash_key(bw_config_t *c, const dir_def_t *d, const char *a, const char *f, int l)
+{
+    return bw_dir_hash_key(c, a);
+}
+
+static const char *d_hash_param(bw_config_t *c, const dir_def_t *d, const char *a, const char *f, int l)
+{
+    return bw_dir_hash_param(c, a);
+}
+
+static const char *d_hash_method(bw_config_t *c, const dir_def_t *d, const char *a, const char *f, int l)
+{
+    return bw_dir_hash_method(c, !strcmp(d->name, "SecHashMethodPm"), a);
+}
+
 static const char *d_remote(bw_config_t *c, const dir_def_t *d, const char *a, const char *f, int l)
 {
     return bw_dir_remote_rules(c, a, f, l);
@@ -410,10 +425,10 @@ static const dir_def_t dirs[] = {
     { "SecRulePerfTime", DT_IGNORED, 0, NULL, NULL },
     { "SecGuardianLog", DT_IGNORED, 0, NULL, NULL },
     { "SecConnEngine", DT_IGNORED, 0, NULL, NULL },
-    { "SecHashKey", DT_IGNORED, 0, NULL, NULL },
-    { "SecHashParam", DT_IGNORED, 0, NULL, NULL },
-    { "SecHashMethodRx", DT_IGNORED, 0, NULL, NULL },
-    { "SecHashMethodPm", DT_IGNORED, 0, NULL, NULL },
+    { "SecHashKey", DT_CUSTOM, 0, NULL, d_hash_key },
+    { "SecHashParam", DT_CUSTOM, 0, NULL, d_hash_param },
+    { "SecHashMethodRx", DT_CUSTOM, 0, NULL, d_hash_method },
+    { "SecHashMethodPm", DT_CUSTOM, 0, NULL, d_hash_method },
     { "SecChrootDir", DT_CUSTOM, 0, NULL, d_chroot_dir },
     { "SecRuleScript", DT_CUSTOM, 0, NULL, d_script },
     { "SecRemoteRules", DT_CUSTOM, 0, NULL, d_remote },

@@ -91,6 +91,21 @@ static void fill_collection(bw_tx_t *tx, const bw_op_run_t *run)
         bw_coll_set(tx->pool, c, run->fill[i].name, run->fill[i].value);
 }
 
+/* The signing key of this transaction for @validateHash: SecHashKey's mode
+ * reads the client's address or the session id (setsid) as it is now. */
+static bw_str_t tx_hash_key(void *host)
+{
+    bw_tx_t *tx = host;
+    bw_str_t session = bw_str_n("", 0);
+    if (tx->cfg->hash.mode == BW_HASH_SESSION_ID) {
+        bw_coll_t *c = bw_tx_collection(tx, "SESSION", 0);
+        const bw_kv_t *kv = c ? bw_coll_get(c, bw_str_make("KEY")) : NULL;
+        if (kv)
+            session = kv->value;
+    }
+    return bw_hash_tx_key(tx->pool, &tx->cfg->hash, tx->req.remote_addr, session);
+}
+
 /* 1 match, 0 no match, -1 error (logged). */
 static int run_op(bw_tx_t *tx, const bw_rule_t *r, const bw_op_t *op, const bw_varval_t *v,
                   bw_str_t value, bw_op_run_t *run)
@@ -109,6 +124,10 @@ static int run_op(bw_tx_t *tx, const bw_rule_t *r, const bw_op_t *op, const bw_v
     /* only the last link's message is logged (perform_disruptive) */
     run->no_msg = r->chain_head->log == 0 || r->chain_next != NULL;
     run->geo = tx->cfg->geo;
+    if (tx->cfg->hash_engine == 1) {
+        run->hash = &tx->cfg->hash;
+        run->hash_key = tx_hash_key;
+    }
     run->script = bw_lua_tx_call;   /* SecRuleScript, @inspectFile x.lua */
     run->script_host = tx;
     rc = op->def->execute(op, run, value);
