@@ -91,19 +91,10 @@ static void fill_collection(bw_tx_t *tx, const bw_op_run_t *run)
         bw_coll_set(tx->pool, c, run->fill[i].name, run->fill[i].value);
 }
 
-/* The signing key of this transaction for @validateHash: SecHashKey's mode
- * reads the client's address or the session id (setsid) as it is now. */
+/* @validateHash's key, as the transaction has it when the rule runs. */
 static bw_str_t tx_hash_key(void *host)
 {
-    bw_tx_t *tx = host;
-    bw_str_t session = bw_str_n("", 0);
-    if (tx->cfg->hash.mode == BW_HASH_SESSION_ID) {
-        bw_coll_t *c = bw_tx_collection(tx, "SESSION", 0);
-        const bw_kv_t *kv = c ? bw_coll_get(c, bw_str_make("KEY")) : NULL;
-        if (kv)
-            session = kv->value;
-    }
-    return bw_hash_tx_key(tx->pool, &tx->cfg->hash, tx->req.remote_addr, session);
+    return bw_tx_hash_key(host);
 }
 
 /* 1 match, 0 no match, -1 error (logged). */

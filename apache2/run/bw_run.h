@@ -240,4 +240,9 @@ int bw_lua_tx_call(void *tx, const struct bw_lua_script_s *s, const bw_str_t *ar
  * logged. */
 void bw_lua_tx_exec(bw_tx_t *tx, const bw_rule_t *rule, const struct bw_lua_script_s *s);
 
+/* The hash engine's signing key for this transaction: SecHashKey's mode
+ * reads the client's address or the session id (setsid) as it is now
+ * (bw_tx_hash.c). */
+bw_str_t bw_tx_hash_key(bw_tx_t *tx);
+
 #endif /* BW_RUN_H */
