@@ -305,7 +305,7 @@ static const char *d_unsupported(bw_config_t *c, const dir_def_t *d, const char 
 
 static const char *d_hash_key(bw_config_t *c, const dir_def_t *d, const char *a, const char *f, int l)
 {
-    return bw_dir_hash_key(c, a);
+    return bw_dir_hash_key(c, a, f, l);
 }
 
 static const char *d_hash_param(bw_config_t *c, const dir_def_t *d, const char *a, const char *f, int l)
@@ -315,7 +315,7 @@ static const char *d_hash_param(bw_config_t *c, const dir_def_t *d, const char *
 
 static const char *d_hash_method(bw_config_t *c, const dir_def_t *d, const char *a, const char *f, int l)
 {
-    return bw_dir_hash_method(c, !strcmp(d->name, "SecHashMethodPm"), a);
+    return bw_dir_hash_method(c, !strcmp(d->name, "SecHashMethodPm"), a, f, l);
 }
 
 static const char *d_remote(bw_config_t *c, const dir_def_t *d, const char *a, const char *f, int l)

@@ -3,7 +3,8 @@
  * and SecHashMethodPm (SecHashEngine is a plain On/Off in the directive
  * table). Each fills the context's bw_hash_conf_t (base/bw_hmac.h); the
  * regexes and phrases are compiled here, once, so a bad one stops start-up
- * at its line.
+ * at its line. Values mod_security2 loads although they mean nothing (an
+ * unknown key mode or kind) load with a warning.
  */
 #include <string.h>
 #include <strings.h>
@@ -50,7 +51,15 @@ static const char *random_key(apr_pool_t *p, bw_str_t *key)
     return NULL;
 }
 
-const char *bw_dir_hash_key(bw_config_t *cfg, const char *args)
+/* A value mod_security2 loads without a word although it means nothing:
+ * loaded here too, with a warning at start-up. */
+static void warn(bw_config_t *cfg, const char *file, int line, const char *what)
+{
+    *(const char **)apr_array_push(cfg->warnings) =
+        apr_psprintf(cfg->pool, "%s:%d: %s", file ? file : "-", line, what);
+}
+
+const char *bw_dir_hash_key(bw_config_t *cfg, const char *args, const char *file, int line)
 {
     static const char *const modes[] = { "KeyOnly", "SessionID", "RemoteIP" };
     apr_array_header_t *w;
@@ -65,9 +74,11 @@ const char *bw_dir_hash_key(bw_config_t *cfg, const char *args)
         const char *m = ((char **)w->elts)[1];
         for (mode = 0; mode < 3 && strcasecmp(m, modes[mode]) != 0; mode++)
             ;
-        if (mode == 3)
-            return apr_psprintf(cfg->pool, "SecHashKey: unknown key mode \"%s\" "
-                                "(KeyOnly, SessionID or RemoteIP)", m);
+        if (mode == 3) {
+            warn(cfg, file, line, apr_psprintf(cfg->pool, "SecHashKey: unknown key mode \"%s\" "
+                                               "(KeyOnly, SessionID or RemoteIP): KeyOnly used", m));
+            mode = BW_HASH_KEY_ONLY;
+        }
     }
     if (strcasecmp(key, "Rand") == 0) {
         err = random_key(cfg->pool, &cfg->settings.hash.key);
@@ -89,9 +100,6 @@ const char *bw_dir_hash_param(bw_config_t *cfg, const char *args)
     if (w->nelts != 1 || !*((char **)w->elts)[0])
         return "SecHashParam takes one parameter name";
     name = ((char **)w->elts)[0];
-    if (strpbrk(name, "=&?# \t"))
-        return apr_psprintf(cfg->pool, "SecHashParam: \"%s\" cannot be a query parameter's name "
-                            "(no '=', '&', '?', '#' or space)", name);
     cfg->settings.hash.param = bw_str_make(name);
     return NULL;
 }
@@ -116,7 +124,8 @@ static void split_phrases(apr_pool_t *p, const char *list, bw_hash_method_t *m)
 
 /* SecHashMethodRx / SecHashMethodPm KIND ARG: methods add up in order; a
  * context with its own replaces its parent's list. */
-const char *bw_dir_hash_method(bw_config_t *cfg, int pm, const char *args)
+const char *bw_dir_hash_method(bw_config_t *cfg, int pm, const char *args, const char *file,
+                               int line)
 {
     const char *dname = pm ? "SecHashMethodPm" : "SecHashMethodRx";
     apr_array_header_t *w, *list;
@@ -131,15 +140,18 @@ const char *bw_dir_hash_method(bw_config_t *cfg, int pm, const char *args)
                             pm ? "a list of phrases" : "a regex");
     kind = ((char **)w->elts)[0];
     arg = ((char **)w->elts)[1];
+    if (bw_hash_kind(kind) < 0) {
+        warn(cfg, file, line, apr_psprintf(cfg->pool, "%s: unknown kind \"%s\" (HashHref, "
+                                           "HashFormAction, HashIframeSrc, HashFrameSrc or "
+                                           "HashLocation): ignored", dname, kind));
+        return NULL;
+    }
     list = (apr_array_header_t *)cfg->settings.hash.methods;
     if (!list)
         cfg->settings.hash.methods = list = apr_array_make(cfg->pool, 4, sizeof(bw_hash_method_t));
     m = apr_array_push(list);
     memset(m, 0, sizeof(*m));
     m->kind = bw_hash_kind(kind);
-    if (m->kind < 0)
-        return apr_psprintf(cfg->pool, "%s: unknown kind \"%s\" (HashHref, HashFormAction, "
-                            "HashIframeSrc, HashFrameSrc or HashLocation)", dname, kind);
     if (pm) {
         split_phrases(cfg->pool, arg, m);
     } else {
