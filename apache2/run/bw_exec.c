@@ -115,7 +115,7 @@ static int run_op(bw_tx_t *tx, const bw_rule_t *r, const bw_op_t *op, const bw_v
     /* only the last link's message is logged (perform_disruptive) */
     run->no_msg = r->chain_head->log == 0 || r->chain_next != NULL;
     run->geo = tx->cfg->geo;
-    if (tx->cfg->hash_engine == 1) {
+    if (tx->hash_enforcement) {
         run->hash = &tx->cfg->hash;
         run->hash_key = tx_hash_key;
     }

@@ -148,6 +148,8 @@ struct bw_tx_s {
     apr_int64_t reqbody_limit;
     apr_int64_t resbody_limit;
     int audit_engine;
+    int hash_engine;             /* sign the response's links (SecHashEngine, ctl:hashEngine) */
+    int hash_enforcement;        /* @validateHash checks (SecHashEngine, ctl:hashEnforcement) */
     const char *audit_parts;
     int phase_done[BW_PHASES + 1];
     int allow_level;                   /* 0 none, 1 phase, 2 request, 3 all */

@@ -36,7 +36,7 @@ static bw_str_t page_path(const bw_tx_t *tx)
 int bw_tx_hash_response_body(bw_tx_t *tx, const char *content_type, bw_str_t *out)
 {
     *out = bw_str_n(tx->resbody, tx->resbody_len);
-    if (tx->cfg->hash_engine != 1 || tx->resbody_truncated || !tx->resbody_len
+    if (!tx->hash_engine || tx->resbody_truncated || !tx->resbody_len
         || !content_type || strncasecmp(content_type, "text/html", 9) != 0)
         return 0;
     return bw_hash_sign_html(tx->pool, &tx->cfg->hash, bw_tx_hash_key(tx), page_path(tx),
@@ -45,7 +45,7 @@ int bw_tx_hash_response_body(bw_tx_t *tx, const char *content_type, bw_str_t *ou
 
 const char *bw_tx_hash_location(bw_tx_t *tx, const char *location)
 {
-    if (tx->cfg->hash_engine != 1 || !location)
+    if (!tx->hash_engine || !location)
         return NULL;
     return bw_hash_sign_location(tx->pool, &tx->cfg->hash, bw_tx_hash_key(tx), page_path(tx),
                                  bw_str_make(location), tx->md);
