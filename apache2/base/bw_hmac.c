@@ -9,17 +9,6 @@
 
 #define SHA1_BLOCK 64
 
-static void hex_of(const unsigned char *d, size_t n, char *out)
-{
-    static const char hex[] = "0123456789abcdef";
-    size_t i;
-    for (i = 0; i < n; i++) {
-        out[2 * i] = hex[d[i] >> 4];
-        out[2 * i + 1] = hex[d[i] & 15];
-    }
-    out[2 * n] = '\0';
-}
-
 /* One SHA-1 over pad (the key xor'ed with fill) followed by msg. */
 static void sha1_padded(const unsigned char *key, unsigned char fill, const unsigned char *msg,
                         size_t len, unsigned char out[APR_SHA1_DIGESTSIZE])
@@ -56,7 +45,7 @@ void bw_hmac_sha1_hex(bw_str_t key, bw_str_t msg, char out[BW_HMAC_HEX_LEN + 1])
     }
     sha1_padded(k, 0x36, (const unsigned char *)(msg.len ? msg.data : ""), msg.len, inner);
     sha1_padded(k, 0x5c, inner, sizeof(inner), outer);
-    hex_of(outer, sizeof(outer), out);
+    bw_hex_encode(outer, sizeof(outer), out);
 }
 
 bw_str_t bw_hash_tx_key(apr_pool_t *p, const bw_hash_conf_t *hc, bw_str_t client,

@@ -98,8 +98,7 @@ static const char *d_ua_id(bw_config_t *c, const dir_def_t *d, const char *a, co
     return bw_dir_update_action(c, a, f, l);
 }
 
-/* Collect all words of args. */
-static const char *words(apr_pool_t *p, const char *args, apr_array_header_t **out)
+const char *bw_dir_words(apr_pool_t *p, const char *args, apr_array_header_t **out)
 {
     apr_array_header_t *w = apr_array_make(p, 4, sizeof(char *));
     const char *s = args;
@@ -121,7 +120,7 @@ static const char *words(apr_pool_t *p, const char *args, apr_array_header_t **o
 static const char *one_word(apr_pool_t *p, const dir_def_t *d, const char *args, char **out)
 {
     apr_array_header_t *w;
-    const char *err = words(p, args, &w);
+    const char *err = bw_dir_words(p, args, &w);
     if (err)
         return err;
     if (w->nelts != 1)
@@ -134,7 +133,7 @@ static const char *d_mime_types(bw_config_t *c, const dir_def_t *d, const char *
 {
     apr_array_header_t *w;
     int i;
-    const char *err = words(c->pool, a, &w);
+    const char *err = bw_dir_words(c->pool, a, &w);
     if (err)
         return err;
     if (w->nelts == 0)
@@ -170,7 +169,7 @@ static const char *d_unicode_map(bw_config_t *c, const dir_def_t *d, const char 
 {
     apr_array_header_t *w;
     char *err2 = NULL;
-    const char *err = words(c->pool, a, &w);
+    const char *err = bw_dir_words(c->pool, a, &w);
     const char *path;
     if (err)
         return err;

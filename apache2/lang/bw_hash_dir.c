@@ -14,39 +14,16 @@
 
 #define RAND_KEY_BYTES 32
 
-static const char *all_words(apr_pool_t *p, const char *args, apr_array_header_t **out)
-{
-    apr_array_header_t *w = apr_array_make(p, 4, sizeof(char *));
-    const char *s = args;
-    while (*s) {
-        char *word;
-        const char *err = bw_conf_getword(p, &s, &word);
-        if (err)
-            return err;
-        if (!*word && !*s)
-            break;
-        *(char **)apr_array_push(w) = word;
-    }
-    *out = w;
-    return NULL;
-}
-
 /* "Rand": a key of random bytes, drawn when the configuration is read, so
  * every child of one start-up signs with the same key and a restart
  * invalidates what an earlier one signed (as with mod_security2). */
 static const char *random_key(apr_pool_t *p, bw_str_t *key)
 {
-    static const char hex[] = "0123456789abcdef";
     unsigned char b[RAND_KEY_BYTES];
     char *k = apr_palloc(p, 2 * RAND_KEY_BYTES + 1);
-    int i;
     if (apr_generate_random_bytes(b, sizeof(b)) != APR_SUCCESS)
         return "SecHashKey Rand: the system gave no random bytes";
-    for (i = 0; i < RAND_KEY_BYTES; i++) {
-        k[2 * i] = hex[b[i] >> 4];
-        k[2 * i + 1] = hex[b[i] & 15];
-    }
-    k[2 * RAND_KEY_BYTES] = '\0';
+    bw_hex_encode(b, sizeof(b), k);
     *key = bw_str_n(k, 2 * RAND_KEY_BYTES);
     return NULL;
 }
@@ -63,7 +40,7 @@ const char *bw_dir_hash_key(bw_config_t *cfg, const char *args, const char *file
 {
     static const char *const modes[] = { "KeyOnly", "SessionID", "RemoteIP" };
     apr_array_header_t *w;
-    const char *err = all_words(cfg->pool, args, &w), *key;
+    const char *err = bw_dir_words(cfg->pool, args, &w), *key;
     int mode = BW_HASH_KEY_ONLY;
     if (err)
         return err;
@@ -94,7 +71,7 @@ const char *bw_dir_hash_key(bw_config_t *cfg, const char *args, const char *file
 const char *bw_dir_hash_param(bw_config_t *cfg, const char *args)
 {
     apr_array_header_t *w;
-    const char *err = all_words(cfg->pool, args, &w), *name;
+    const char *err = bw_dir_words(cfg->pool, args, &w), *name;
     if (err)
         return err;
     if (w->nelts != 1 || !*((char **)w->elts)[0])
@@ -131,7 +108,7 @@ const char *bw_dir_hash_method(bw_config_t *cfg, int pm, const char *args, const
     apr_array_header_t *w, *list;
     bw_hash_method_t *m;
     char *why = NULL;
-    const char *err = all_words(cfg->pool, args, &w), *kind, *arg;
+    const char *err = bw_dir_words(cfg->pool, args, &w), *kind, *arg;
     if (err)
         return err;
     if (w->nelts != 2 || !*((char **)w->elts)[1])
