@@ -316,11 +316,16 @@ static void hash_location(bw_httpd_req_t *st, request_rec *r)
 }
 
 /* SecHashEngine On: the held body replaced by the one with its links
- * signed, when any was; the length is then the content-length filter's
- * to compute again. */
+ * signed, when any was (never a compressed one: SecDisableBackendCompression
+ * On lets the backend's pages be signed); the length is then the
+ * content-length filter's to compute again. */
 static void hash_body(bw_httpd_req_t *st, request_rec *r, conn_rec *c)
 {
+    const char *enc = apr_table_get(r->headers_out, "Content-Encoding");
     bw_str_t body;
+    /* compressed bytes are not HTML: a chance "<a href=" in them is no link */
+    if (enc && strcasecmp(enc, "identity") != 0)
+        return;
     if (bw_tx_hash_response_body(st->tx, r->content_type, &body) <= 0)
         return;
     apr_brigade_cleanup(st->resp_bb);
