@@ -18,6 +18,7 @@
 #define BW_ENGINE_H
 
 #include "base/bw_types.h"
+#include "base/bw_hmac.h"
 
 #define BW_PHASES 5
 enum {
@@ -110,6 +111,7 @@ typedef struct bw_settings_s {
     int stream_outbody_inspection;
     int content_injection;           /* SecContentInjection: @rsub may edit the response */
     int hash_engine;
+    bw_hash_conf_t hash;             /* SecHashKey, SecHashParam, SecHashMethodRx/Pm */
     int xml_external_entity;
     const char *httpbl_key;
     const char *sensor_id;
@@ -326,6 +328,15 @@ int bw_tx_stream_changed(const bw_tx_t *tx, int which, bw_str_t *body);
 int bw_tx_response_body_append(bw_tx_t *tx, const char *data, apr_size_t len);
 /* Should the response body be buffered and inspected (phase 4)? */
 int bw_tx_wants_response_body(bw_tx_t *tx, const char *content_type);
+
+/* SecHashEngine On: the buffered response body with the links that
+ * SecHashMethodRx/Pm select signed, when it is complete and text/html.
+ * Returns how many links were signed; *out is the body to send (the
+ * buffered one when 0). */
+int bw_tx_hash_response_body(bw_tx_t *tx, const char *content_type, bw_str_t *out);
+/* SecHashEngine On: the Location header with its signature (HashLocation),
+ * or NULL when it is kept as it is. */
+const char *bw_tx_hash_location(bw_tx_t *tx, const char *location);
 
 /* Run one phase. Returns 1 and fills *iv when the transaction must be
  * disrupted, else 0. Phases already run, or skipped by allow, return 0. */

@@ -3,7 +3,8 @@
  * ruleEngine, ruleRemoveById/ByTag/ByMsg, ruleRemoveTargetById/ByTag/ByMsg,
  * requestBodyProcessor, requestBodyAccess, requestBodyLimit,
  * responseBodyAccess, responseBodyLimit, forceRequestBodyVariable,
- * auditEngine, auditLogParts, debugLogLevel. Everything is parsed here, at
+ * auditEngine, auditLogParts, debugLogLevel, hashEngine (sign this
+ * response's links), hashEnforcement (check this request's signature). Everything is parsed here, at
  * start-up (ids, regexes, targets); at run time the action only records its
  * effect in the transaction (run/bw_run_actions.c).
  */
@@ -26,7 +27,7 @@ static const struct {
     { "responseBodyLimit", BW_CTL_RESBODY_LIMIT },
     { "forceRequestBodyVariable", BW_CTL_FORCE_REQBODY_VAR }, { "auditEngine", BW_CTL_AUDIT_ENGINE },
     { "auditLogParts", BW_CTL_AUDIT_PARTS }, { "debugLogLevel", BW_CTL_IGNORED },
-    { "hashEngine", BW_CTL_IGNORED }, { "hashEnforcement", BW_CTL_IGNORED },
+    { "hashEngine", BW_CTL_HASH_ENGINE }, { "hashEnforcement", BW_CTL_HASH_ENFORCEMENT },
     { NULL, BW_CTL_IGNORED }
 };
 
@@ -99,6 +100,8 @@ static const char *init_value(bw_ctl_t *c, const char *v, apr_pool_t *p)
     case BW_CTL_REQBODY_ACCESS:
     case BW_CTL_RESBODY_ACCESS:
     case BW_CTL_FORCE_REQBODY_VAR:
+    case BW_CTL_HASH_ENGINE:
+    case BW_CTL_HASH_ENFORCEMENT:
         return on_off(p, v, &c->ival);
     case BW_CTL_REQBODY_LIMIT:
     case BW_CTL_RESBODY_LIMIT:

@@ -59,20 +59,25 @@ bw_str_t bw_str_trim(bw_str_t s)
     return s;
 }
 
-void bw_sha1_hex(bw_str_t s, char out[41])
+void bw_hex_encode(const unsigned char *d, size_t n, char *out)
 {
     static const char hex[] = "0123456789abcdef";
-    unsigned char d[APR_SHA1_DIGESTSIZE];
-    apr_sha1_ctx_t c;
-    int i;
-    apr_sha1_init(&c);
-    apr_sha1_update_binary(&c, (const unsigned char *)s.data, (unsigned int)s.len);
-    apr_sha1_final(d, &c);
-    for (i = 0; i < APR_SHA1_DIGESTSIZE; i++) {
+    size_t i;
+    for (i = 0; i < n; i++) {
         out[2 * i] = hex[d[i] >> 4];
         out[2 * i + 1] = hex[d[i] & 15];
     }
-    out[2 * APR_SHA1_DIGESTSIZE] = '\0';
+    out[2 * n] = '\0';
+}
+
+void bw_sha1_hex(bw_str_t s, char out[41])
+{
+    unsigned char d[APR_SHA1_DIGESTSIZE];
+    apr_sha1_ctx_t c;
+    apr_sha1_init(&c);
+    apr_sha1_update_binary(&c, (const unsigned char *)s.data, (unsigned int)s.len);
+    apr_sha1_final(d, &c);
+    bw_hex_encode(d, sizeof(d), out);
 }
 
 const char *bw_memmem(const char *hay, size_t hlen, const char *needle, size_t nlen)

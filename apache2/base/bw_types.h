@@ -67,6 +67,9 @@ bw_str_t bw_str_lower(apr_pool_t *p, bw_str_t s);
 /* s without the spaces and tabs at its ends (no copy). */
 bw_str_t bw_str_trim(bw_str_t s);
 
+/* n bytes as 2n lower-case hex digits and a NUL. */
+void bw_hex_encode(const unsigned char *d, size_t n, char *out);
+
 /* The SHA-1 of s as 40 lower-case hex digits and a NUL. */
 void bw_sha1_hex(bw_str_t s, char out[41]);
 

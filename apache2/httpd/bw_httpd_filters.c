@@ -352,6 +352,34 @@ static apr_bucket_brigade *stream_out(ap_filter_t *f, bw_httpd_req_t *st)
     return out;
 }
 
+/* SecHashEngine On: sign a redirect's Location (HashLocation). */
+static void hash_location(bw_httpd_req_t *st, request_rec *r)
+{
+    const char *signed_loc = bw_tx_hash_location(st->tx, apr_table_get(r->headers_out, "Location"));
+    if (signed_loc)
+        apr_table_set(r->headers_out, "Location", signed_loc);
+}
+
+/* SecHashEngine On: the held body replaced by the one with its links
+ * signed, when any was (never a compressed one: SecDisableBackendCompression
+ * On lets the backend's pages be signed); the length is then the
+ * content-length filter's to compute again. */
+static void hash_body(bw_httpd_req_t *st, request_rec *r, conn_rec *c)
+{
+    const char *enc = apr_table_get(r->headers_out, "Content-Encoding");
+    bw_str_t body;
+    /* compressed bytes are not HTML: a chance "<a href=" in them is no link */
+    if (enc && strcasecmp(enc, "identity") != 0)
+        return;
+    if (bw_tx_hash_response_body(st->tx, r->content_type, &body) <= 0)
+        return;
+    apr_brigade_cleanup(st->resp_bb);
+    APR_BRIGADE_INSERT_TAIL(st->resp_bb, apr_bucket_pool_create(body.data, body.len, r->pool,
+                                                                c->bucket_alloc));
+    APR_BRIGADE_INSERT_TAIL(st->resp_bb, apr_bucket_eos_create(c->bucket_alloc));
+    apr_table_unset(r->headers_out, "Content-Length");
+}
+
 apr_status_t bw_httpd_output_filter(ap_filter_t *f, apr_bucket_brigade *bb)
 {
     bw_httpd_req_t *st = f->ctx;
@@ -369,6 +397,7 @@ apr_status_t bw_httpd_output_filter(ap_filter_t *f, apr_bucket_brigade *bb)
         set_response(st, r);
         if (bw_tx_run_phase(st->tx, BW_PHASE_RESPONSE_HEADERS, &iv))
             return send_error(f, st, &iv, bb);
+        hash_location(st, r);
         st->resp_buffering = bw_tx_wants_response_body(st->tx, r->content_type);
         if (st->resp_buffering)
             st->resp_bb = apr_brigade_create(r->pool, f->c->bucket_alloc);
@@ -389,6 +418,7 @@ apr_status_t bw_httpd_output_filter(ap_filter_t *f, apr_bucket_brigade *bb)
         return APR_SUCCESS;
     if (bw_tx_run_phase(st->tx, BW_PHASE_RESPONSE_BODY, &iv))
         return send_error(f, st, &iv, NULL);
+    hash_body(st, r, f->c);
     ap_remove_output_filter(f);
     return ap_pass_brigade(f->next, stream_out(f, st));
 }

@@ -17,7 +17,9 @@
 #define O BW_COMPAT_OPERATOR
 #define A BW_COMPAT_ACTION
 
-#define NO_HMAC "accepted and ignored: HMAC signing of links and forms is not implemented"
+#define HASH_IN_PLACE "links are signed in the page as written (relative links stay relative, the " \
+                      "parameter goes before a fragment) and without SecContentInjection or " \
+                      "SecStreamOutBodyInspection, which mod_security2 needs to sign a page"
 #define NO_DEBUG_LOG "accepted and ignored: Bulwark writes no debug log"
 #define NO_STATE_LIMIT "accepted and ignored: limit slow clients with mod_reqtimeout and the MPM"
 #define NO_INJECTION "accepted and ignored: content injection is not implemented"
@@ -51,11 +53,7 @@ const bw_compat_t bw_compat_table[] = {
     E(D, "SecGsbLookupDb", NULL,
       "a list line that is not +HASH, -HASH, a [header] or a #comment stops start-up (mod_security2 skips it)"),
     E(D, "SecGuardianLog", NULL, "accepted and ignored (deprecated by mod_security2)"),
-    E(D, "SecHashEngine", "On", NO_HMAC),
-    E(D, "SecHashKey", NULL, NO_HMAC),
-    E(D, "SecHashMethodPm", NULL, NO_HMAC),
-    E(D, "SecHashMethodRx", NULL, NO_HMAC),
-    E(D, "SecHashParam", NULL, NO_HMAC),
+    E(D, "SecHashEngine", "On", HASH_IN_PLACE),
     E(D, "SecHttpBlKey", NULL, "accepted and ignored: @rbl does not send an http:BL access key"),
     E(D, "SecInterceptOnError", "On",
       "accepted and ignored: a rule that fails logs the error and does not match"),
@@ -126,8 +124,6 @@ const bw_compat_t bw_compat_table[] = {
 
     E(A, "append", NULL, NO_INJECTION),
     E(A, "ctl:debugLogLevel", NULL, NO_DEBUG_LOG),
-    E(A, "ctl:hashEnforcement", NULL, NO_HMAC),
-    E(A, "ctl:hashEngine", NULL, NO_HMAC),
     E(A, "exec", NULL, PROGRAM),
     E(A, "pause", NULL, "accepted and ignored: the response is not delayed"),
     E(A, "prepend", NULL, NO_INJECTION),

@@ -99,8 +99,7 @@ static const char *d_ua_id(bw_config_t *c, const dir_def_t *d, const char *a, co
     return bw_dir_update_action(c, a, f, l);
 }
 
-/* Collect all words of args. */
-static const char *words(apr_pool_t *p, const char *args, apr_array_header_t **out)
+const char *bw_dir_words(apr_pool_t *p, const char *args, apr_array_header_t **out)
 {
     apr_array_header_t *w = apr_array_make(p, 4, sizeof(char *));
     const char *s = args;
@@ -122,7 +121,7 @@ static const char *words(apr_pool_t *p, const char *args, apr_array_header_t **o
 static const char *one_word(apr_pool_t *p, const dir_def_t *d, const char *args, char **out)
 {
     apr_array_header_t *w;
-    const char *err = words(p, args, &w);
+    const char *err = bw_dir_words(p, args, &w);
     if (err)
         return err;
     if (w->nelts != 1)
@@ -135,7 +134,7 @@ static const char *d_mime_types(bw_config_t *c, const dir_def_t *d, const char *
 {
     apr_array_header_t *w;
     int i;
-    const char *err = words(c->pool, a, &w);
+    const char *err = bw_dir_words(c->pool, a, &w);
     if (err)
         return err;
     if (w->nelts == 0)
@@ -171,7 +170,7 @@ static const char *d_unicode_map(bw_config_t *c, const dir_def_t *d, const char 
 {
     apr_array_header_t *w;
     char *err2 = NULL;
-    const char *err = words(c->pool, a, &w);
+    const char *err = bw_dir_words(c->pool, a, &w);
     const char *path;
     if (err)
         return err;
@@ -326,6 +325,21 @@ static const char *d_chroot_dir(bw_config_t *c, const dir_def_t *d, const char *
     return NULL;
 }
 
+static const char *d_hash_key(bw_config_t *c, const dir_def_t *d, const char *a, const char *f, int l)
+{
+    return bw_dir_hash_key(c, a, f, l);
+}
+
+static const char *d_hash_param(bw_config_t *c, const dir_def_t *d, const char *a, const char *f, int l)
+{
+    return bw_dir_hash_param(c, a);
+}
+
+static const char *d_hash_method(bw_config_t *c, const dir_def_t *d, const char *a, const char *f, int l)
+{
+    return bw_dir_hash_method(c, !strcmp(d->name, "SecHashMethodPm"), a, f, l);
+}
+
 static const char *d_remote(bw_config_t *c, const dir_def_t *d, const char *a, const char *f, int l)
 {
     return bw_dir_remote_rules(c, a, f, l);
@@ -433,10 +447,10 @@ static const dir_def_t dirs[] = {
     { "SecRulePerfTime", DT_IGNORED, 0, NULL, NULL },
     { "SecGuardianLog", DT_IGNORED, 0, NULL, NULL },
     { "SecConnEngine", DT_IGNORED, 0, NULL, NULL },
-    { "SecHashKey", DT_IGNORED, 0, NULL, NULL },
-    { "SecHashParam", DT_IGNORED, 0, NULL, NULL },
-    { "SecHashMethodRx", DT_IGNORED, 0, NULL, NULL },
-    { "SecHashMethodPm", DT_IGNORED, 0, NULL, NULL },
+    { "SecHashKey", DT_CUSTOM, 0, NULL, d_hash_key },
+    { "SecHashParam", DT_CUSTOM, 0, NULL, d_hash_param },
+    { "SecHashMethodRx", DT_CUSTOM, 0, NULL, d_hash_method },
+    { "SecHashMethodPm", DT_CUSTOM, 0, NULL, d_hash_method },
     { "SecChrootDir", DT_CUSTOM, 0, NULL, d_chroot_dir },
     { "SecRuleScript", DT_CUSTOM, 0, NULL, d_script },
     { "SecRemoteRules", DT_CUSTOM, 0, NULL, d_remote },

@@ -143,6 +143,14 @@ const char *bw_dir_update_action(bw_config_t *cfg, const char *args, const char 
 const char *bw_dir_remote_rules(bw_config_t *cfg, const char *args, const char *file, int line);
 const char *bw_dir_remote_fail_action(bw_config_t *cfg, const char *args);
 const char *bw_dir_remote_timeout(bw_config_t *cfg, const char *args);
+/* All the words of a directive's arguments (quotes and escapes as
+ * bw_conf_getword reads them), into *out (bw_directives.c). */
+const char *bw_dir_words(apr_pool_t *p, const char *args, apr_array_header_t **out);
+/* The hash engine's directives (bw_hash_dir.c); pm: SecHashMethodPm. */
+const char *bw_dir_hash_key(bw_config_t *cfg, const char *args, const char *file, int line);
+const char *bw_dir_hash_param(bw_config_t *cfg, const char *args);
+const char *bw_dir_hash_method(bw_config_t *cfg, int pm, const char *args, const char *file,
+                               int line);
 
 /* Rules in memory, read as a file named label would be (bw_conf.c).
  * Returns NULL or a fatal error; directive errors go to cfg->errors. */

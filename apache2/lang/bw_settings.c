@@ -45,6 +45,7 @@ void bw_settings_init_unset(bw_settings_t *s)
     s->stream_outbody_inspection = -1;
     s->content_injection = -1;
     s->hash_engine = -1;
+    s->hash.mode = -1;
     s->xml_external_entity = -1;
     s->interceptor_on_error = -1;
     s->conn_read_state_limit = -1;
@@ -79,6 +80,9 @@ void bw_settings_merge(bw_settings_t *out, const bw_settings_t *parent, const bw
     MI(hash_engine); MI(xml_external_entity); MP(httpbl_key); MP(sensor_id); MP(web_app_id);
     MI(interceptor_on_error); MI(conn_read_state_limit); MI(conn_write_state_limit);
     MI(external_programs); MI(external_program_timeout);
+    out->hash.key = child->hash.key.data ? child->hash.key : parent->hash.key;
+    MI(hash.mode); MP(hash.methods);
+    out->hash.param = child->hash.param.data ? child->hash.param : parent->hash.param;
 }
 
 #define DEF(f, v) if (s->f == -1) s->f = (v)
@@ -121,6 +125,7 @@ void bw_settings_finalize(bw_settings_t *s)
     DEF(stream_outbody_inspection, 0);
     DEF(content_injection, 0);
     DEF(hash_engine, 0);
+    DEF(hash.mode, BW_HASH_KEY_ONLY);
     DEF(xml_external_entity, 0);
     DEF(interceptor_on_error, 0);
     DEF(conn_read_state_limit, 0);

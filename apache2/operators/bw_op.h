@@ -72,6 +72,10 @@ typedef struct bw_op_run_s {
     bw_str_t (*expand)(void *host, bw_str_t text);
     bw_op_script_fn script;       /* NULL outside a transaction (folding, `bulwark op`) */
     void *script_host;
+    const struct bw_hash_conf_s *hash; /* SecHashEngine On: the context's SecHash* settings;
+                                     NULL when it is Off or outside a transaction */
+    bw_str_t (*hash_key)(void *host); /* with hash: the transaction's signing key
+                                     (SecHashKey's mode applied); host is script_host */
     const bw_spawn_ctx_t *spawn;  /* where a program may run (@inspectFile): the
                                      transaction's limits and environment; NULL
                                      where none may (start-up folding) */

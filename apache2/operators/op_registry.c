@@ -39,6 +39,7 @@ const bw_op_def_t *const bw_op_registry[] = {
     &bw_op_unconditional_match,
     &bw_op_validate_byte_range,
     &bw_op_validate_dtd,
+    &bw_op_validate_hash,
     &bw_op_validate_schema,
     &bw_op_validate_url_encoding,
     &bw_op_validate_utf8_encoding,

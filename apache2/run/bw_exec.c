@@ -101,6 +101,12 @@ static bw_str_t expand_text(void *host, bw_str_t text)
     return m ? bw_macro_expand(tx, m) : text;
 }
 
+/* @validateHash's key, as the transaction has it when the rule runs. */
+static bw_str_t tx_hash_key(void *host)
+{
+    return bw_tx_hash_key(host);
+}
+
 /* 1 match, 0 no match, -1 error (logged). */
 static int run_op(bw_tx_t *tx, const bw_rule_t *r, const bw_op_t *op, const bw_varval_t *v,
                   bw_str_t value, bw_op_run_t *run)
@@ -120,6 +126,10 @@ static int run_op(bw_tx_t *tx, const bw_rule_t *r, const bw_op_t *op, const bw_v
     run->no_msg = r->chain_head->log == 0 || r->chain_next != NULL;
     run->geo = tx->cfg->geo;
     run->gsb = tx->cfg->gsb;
+    if (tx->hash_enforcement) {
+        run->hash = &tx->cfg->hash;
+        run->hash_key = tx_hash_key;
+    }
     run->script = bw_lua_tx_call;   /* SecRuleScript, @inspectFile x.lua */
     run->script_host = tx;
     run->stream = bw_tx_stream_of(v) >= 0;

@@ -152,6 +152,8 @@ struct bw_tx_s {
     apr_int64_t reqbody_limit;
     apr_int64_t resbody_limit;
     int audit_engine;
+    int hash_engine;             /* sign the response's links (SecHashEngine, ctl:hashEngine) */
+    int hash_enforcement;        /* @validateHash checks (SecHashEngine, ctl:hashEnforcement) */
     const char *audit_parts;
     int phase_done[BW_PHASES + 1];
     int allow_level;                   /* 0 none, 1 phase, 2 request, 3 all */
@@ -249,5 +251,10 @@ int bw_lua_tx_call(void *tx, const struct bw_lua_script_s *s, const bw_str_t *ar
 /* exec:x.lua on a match of rule: main() run, its result ignored, a failure
  * logged. */
 void bw_lua_tx_exec(bw_tx_t *tx, const bw_rule_t *rule, const struct bw_lua_script_s *s);
+
+/* The hash engine's signing key for this transaction: SecHashKey's mode
+ * reads the client's address or the session id (setsid) as it is now
+ * (bw_tx_hash.c). */
+bw_str_t bw_tx_hash_key(bw_tx_t *tx);
 
 #endif /* BW_RUN_H */

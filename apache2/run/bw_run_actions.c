@@ -163,6 +163,8 @@ static void x_ctl(bw_tx_t *tx, const bw_rule_t *rule, const bw_action_t *a)
     case BW_CTL_RESBODY_LIMIT: tx->resbody_limit = c->ival; break;
     case BW_CTL_FORCE_REQBODY_VAR: tx->force_reqbody_var = c->ival; tx->data_gen++; break;
     case BW_CTL_AUDIT_ENGINE: tx->audit_engine = c->ival; break;
+    case BW_CTL_HASH_ENGINE: tx->hash_engine = c->ival; break;
+    case BW_CTL_HASH_ENFORCEMENT: tx->hash_enforcement = c->ival; break;
     case BW_CTL_AUDIT_PARTS: audit_parts(tx, c->sval); break;
     default: break;
     }

@@ -191,6 +191,7 @@ static void apply_settings(bw_tx_t *tx)
     tx->reqbody_limit = tx->cfg->reqbody_limit;
     tx->resbody_limit = tx->cfg->resbody_limit;
     tx->audit_engine = tx->cfg->audit_engine;
+    tx->hash_engine = tx->hash_enforcement = tx->cfg->hash_engine == 1;
     tx->tfn_env.unicode_map = tx->cfg->unicode_map;
     bw_tx_spawn_setup(tx);
     if (tx->mctx) {
@@ -271,6 +272,10 @@ void bw_tx_set_program(bw_tx_t *tx, const bw_program_t *prog)
         tx->reqbody_limit = before.reqbody_limit;
     if (before.resbody_limit != old->resbody_limit)
         tx->resbody_limit = before.resbody_limit;
+    if (before.hash_engine != (old->hash_engine == 1))
+        tx->hash_engine = before.hash_engine;
+    if (before.hash_enforcement != (old->hash_engine == 1))
+        tx->hash_enforcement = before.hash_enforcement;
 }
 
 void bw_tx_set_env(bw_tx_t *tx, apr_table_t *env)

@@ -380,7 +380,7 @@ START_TEST(test_registry_lookup)
         for (e = d + 1; *e; e++)
             ck_assert_msg(strcasecmp((*d)->name, (*e)->name) != 0, "duplicate %s", (*d)->name);
     }
-    ck_assert_int_eq((int)(d - bw_op_registry), 38);
+    ck_assert_int_eq((int)(d - bw_op_registry), 39);
 }
 END_TEST
 
