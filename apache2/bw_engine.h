@@ -274,6 +274,10 @@ void bw_tx_set_program(bw_tx_t *tx, const bw_program_t *prog);
 /* Environment variables visible as ENV (and written by setenv). The caller's
  * table: httpd passes r->subprocess_env. */
 void bw_tx_set_env(bw_tx_t *tx, apr_table_t *env);
+/* Who the server authenticated (REMOTE_USER, AUTH_TYPE): known only after
+ * httpd's authentication, so the glue hands it over before phase 2 (phase 1
+ * runs before it, as in mod_security2). NULL leaves a value unset. */
+void bw_tx_set_identity(bw_tx_t *tx, const char *remote_user, const char *auth_type);
 
 /* Request body, in chunks, then end. The processor (URLENCODED, MULTIPART,
  * JSON, XML) is fixed by the first chunk: phase 1 and its ctl: actions must

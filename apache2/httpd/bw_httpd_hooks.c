@@ -312,6 +312,8 @@ static int fixups(request_rec *r)
         return HTTP_INTERNAL_SERVER_ERROR;
     }
     bw_tx_set_program(st->tx, prog);
+    /* authentication ran between phase 1 and here */
+    bw_tx_set_identity(st->tx, r->user, r->ap_auth_type);
     if (bw_tx_engine_mode(st->tx) == BW_ENGINE_OFF)
         return DECLINED;
     if ((rc = inspect_body(r, st, prog)) != OK) {

@@ -283,6 +283,12 @@ void bw_tx_set_env(bw_tx_t *tx, apr_table_t *env)
     tx->env = env;
 }
 
+void bw_tx_set_identity(bw_tx_t *tx, const char *remote_user, const char *auth_type)
+{
+    tx->req.remote_user = bw_str_make(remote_user ? apr_pstrdup(tx->pool, remote_user) : NULL);
+    tx->req.auth_type = bw_str_make(auth_type ? apr_pstrdup(tx->pool, auth_type) : NULL);
+}
+
 int bw_tx_engine_mode(const bw_tx_t *tx)
 {
     return tx->engine_mode;
