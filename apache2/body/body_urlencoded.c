@@ -14,17 +14,6 @@
 #include <string.h>
 #include "body_internal.h"
 
-static int hexval(unsigned char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 /* Decoded copy of s in pool; *invalid is set when an escape was bad. The
  * decoded form is never longer than the input, so one allocation does. */
 static bw_str_t url_decode(apr_pool_t *pool, const char *s, size_t len, int *invalid)
@@ -37,10 +26,9 @@ static bw_str_t url_decode(apr_pool_t *pool, const char *s, size_t len, int *inv
             d[o++] = ' ';
             i++;
         } else if (c == '%' && i + 2 < len
-                   && hexval((unsigned char)s[i + 1]) >= 0
-                   && hexval((unsigned char)s[i + 2]) >= 0) {
-            d[o++] = (char)(hexval((unsigned char)s[i + 1]) * 16
-                            + hexval((unsigned char)s[i + 2]));
+                   && bw_hexval(s[i + 1]) >= 0
+                   && bw_hexval(s[i + 2]) >= 0) {
+            d[o++] = (char)(bw_hexval(s[i + 1]) * 16 + bw_hexval(s[i + 2]));
             i += 3;
         } else {
             if (c == '%')

@@ -17,14 +17,6 @@
 #include <string.h>
 #include "op_internal.h"
 
-static int hexval(unsigned char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    c = (unsigned char)(c | 0x20);
-    return (c >= 'a' && c <= 'f') ? c - 'a' + 10 : -1;
-}
-
 /* s points just after a '|'. When a valid hex block (pairs of hex digits,
  * spaces allowed between pairs) closes with '|', returns its length up to
  * the closing '|'; otherwise -1. */
@@ -36,7 +28,7 @@ static long hex_block_len(const char *s, size_t n)
         if (s[i] == ' ') {
             if (digits % 2)
                 return -1;
-        } else if (hexval((unsigned char)s[i]) < 0) {
+        } else if (bw_hexval(s[i]) < 0) {
             return -1;
         } else {
             digits++;
@@ -62,8 +54,8 @@ static size_t next_phrase(bw_str_t p, size_t *pos, char *out)
             for (k = 0; k < bl; k++) {
                 if (h[k] == ' ')
                     continue;
-                out[o++] = (char)(hexval((unsigned char)h[k]) * 16
-                                  + hexval((unsigned char)h[k + 1]));
+                out[o++] = (char)(bw_hexval(h[k]) * 16
+                                  + bw_hexval(h[k + 1]));
                 k++;
             }
             i += (size_t)bl + 2;

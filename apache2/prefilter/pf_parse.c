@@ -55,17 +55,6 @@ static int is_word(unsigned char c)
     return is_alnum(c) || c == '_';
 }
 
-static int hex_value(unsigned char c)
-{
-    if (is_digit(c))
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 static void bytes_add(pf_bytes_t *b, int c)
 {
     b->bits[c >> 5] |= (uint32_t)1 << (c & 31);
@@ -134,7 +123,7 @@ static int braced_number(pf_parser_t *ps, int base, int *v)
         return fail(ps, "\\x or \\o without a valid number");
     ps->p++;
     while (more(ps, 1) && *ps->p != '}') {
-        d = hex_value(*ps->p);
+        d = bw_hexval((char)*ps->p);
         if (d < 0 || d >= base)
             return fail(ps, "bad digit in \\x{} or \\o{}");
         val = val * base + d;
@@ -170,7 +159,7 @@ static int char_escape(pf_parser_t *ps, unsigned char c, int *v)
     case 'x':
         if (more(ps, 1) && *ps->p == '{')
             return braced_number(ps, 16, v);
-        for (*v = 0, n = 0; n < 2 && more(ps, 1) && (d = hex_value(*ps->p)) >= 0; n++, ps->p++)
+        for (*v = 0, n = 0; n < 2 && more(ps, 1) && (d = bw_hexval((char)*ps->p)) >= 0; n++, ps->p++)
             *v = *v * 16 + d;
         return n > 0 ? 1 : 2;
     default:

@@ -36,7 +36,7 @@ static int css_escape(bw_str_t in, size_t i, size_t *end)
         return -1;
     }
     while (n < 6 && j + n < in.len
-           && tfn_hexval((unsigned char)in.data[j + n]) >= 0)
+           && bw_hexval(in.data[j + n]) >= 0)
         n++;
     if (n == 0) {
         nl = newline_len(in, j);

@@ -33,7 +33,7 @@ static int numeric_ref(bw_str_t in, size_t *pos, unsigned base)
 
     while (j < in.len) {
         unsigned char c = (unsigned char)in.data[j];
-        d = base == 16 ? tfn_hexval(c) : (is_digit(c) ? c - '0' : -1);
+        d = base == 16 ? bw_hexval((char)c) : (is_digit(c) ? c - '0' : -1);
         if (d < 0)
             break;
         if (v > (INT64_MAX - (uint64_t)d) / base)

@@ -181,18 +181,6 @@ static inline int tfn_out_finish(tfn_out_t *o, bw_str_t *out)
 
 /* --- character classes ------------------------------------------------------ */
 
-/* Value of an ASCII hex digit, or -1. */
-static inline int tfn_hexval(unsigned char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 /* isspace() in the C locale, which is what ModSecurity's checks amount to
  * (Apache does not call setlocale): space, \t, \n, \v, \f, \r. */
 static inline int tfn_isspace(unsigned char c)
@@ -226,7 +214,7 @@ static inline unsigned long tfn_hex_n(const char *p, size_t n)
     unsigned long v = 0;
     size_t i;
     for (i = 0; i < n; i++)
-        v = (v << 4) | (unsigned long)tfn_hexval((unsigned char)p[i]);
+        v = (v << 4) | (unsigned long)bw_hexval(p[i]);
     return v;
 }
 
@@ -235,7 +223,7 @@ static inline int tfn_all_hex(const char *p, size_t n)
 {
     size_t i;
     for (i = 0; i < n; i++)
-        if (tfn_hexval((unsigned char)p[i]) < 0)
+        if (bw_hexval(p[i]) < 0)
             return 0;
     return 1;
 }
