@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <apr_thread_proc.h>
 #include "operators/op_internal.h"
+#include "test_files.h"
 #include "operators/bw_geo.h"
 #include "run/bw_run.h"
 
@@ -297,16 +298,6 @@ END_TEST
 
 /* ---- through the engine ----------------------------------------------------- */
 
-static const char *write_conf(const char *text)
-{
-    const char *path = apr_pstrcat(g_pool, g_dir, "/rules.conf", NULL);
-    FILE *f = fopen(path, "w");
-    ck_assert_ptr_nonnull(f);
-    fputs(text, f);
-    fclose(f);
-    return path;
-}
-
 START_TEST(test_directive_errors_name_the_file)
 {
     const char *errs[3], *paths[3] = { "none.mmdb", "damaged.mmdb", "garbage.mmdb" };
@@ -314,7 +305,8 @@ START_TEST(test_directive_errors_name_the_file)
     ck_assert_msg(g_damaged && g_garbage, "%s", g_make_error ? g_make_error : "?");
     for (i = 0; i < 3; i++) {
         /* relative: read from the directory of the file that names it */
-        const char *conf = write_conf(apr_psprintf(g_pool, "# geo\n\nSecGeoLookupDb %s\n", paths[i]));
+        const char *conf = tu_write_file(g_pool, g_dir, "rules.conf",
+                                         apr_psprintf(g_pool, "# geo\n\nSecGeoLookupDb %s\n", paths[i]));
         errs[i] = bw_config_load_file(bw_config_create(g_pool), conf);
         ck_assert_msg(errs[i] && strstr(errs[i], apr_pstrcat(g_pool, conf, ":3:", NULL))
                       && strstr(errs[i], "SecGeoLookupDb")
@@ -363,7 +355,7 @@ START_TEST(test_geo_collection_in_a_transaction)
     const char *err;
     char *berr = NULL;
     ck_assert_msg(g_city != NULL, "%s", g_make_error ? g_make_error : "?");
-    err = bw_config_load_file(cfg, write_conf(apr_psprintf(g_pool,
+    err = bw_config_load_file(cfg, tu_write_file(g_pool, g_dir, "rules.conf", apr_psprintf(g_pool,
         "SecRuleEngine On\n"
         "SecGeoLookupDb %s\n"
         "SecRule REQUEST_HEADERS:X-Client \"@geoLookup\" \"id:1,phase:1,pass,nolog,chain\"\n"

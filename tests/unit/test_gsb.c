@@ -12,6 +12,7 @@
 #include <string.h>
 #include <apr_md5.h>
 #include "operators/op_internal.h"
+#include "test_files.h"
 #include "operators/bw_gsb.h"
 #include "run/bw_run.h"
 
@@ -27,16 +28,6 @@ static void per_test_pool_done(void)
 {
     apr_pool_destroy(g_pool);
     g_pool = g_root;
-}
-
-static const char *write_file(const char *name, const char *text)
-{
-    const char *path = apr_pstrcat(g_pool, g_dir, "/", name, NULL);
-    FILE *f = fopen(path, "w");
-    ck_assert_ptr_nonnull(f);
-    fputs(text, f);
-    fclose(f);
-    return path;
 }
 
 /* "+<md5 of expr>\n" (op '+' or '-'), hex in lowercase or uppercase. */
@@ -69,7 +60,7 @@ static bw_gsb_db_t *open_list(void)
     /* added, then removed by a later update */
     text = apr_pstrcat(g_pool, text, hash_line('+', "gone.example/", 0),
                        hash_line('-', "gone.example/", 1), NULL);
-    db = bw_gsb_open(g_pool, write_file("list.dat", text), &err);
+    db = bw_gsb_open(g_pool, tu_write_file(g_pool, g_dir, "list.dat", text), &err);
     ck_assert_msg(db != NULL, "%s", err ? err : "?");
     return db;
 }
@@ -110,15 +101,15 @@ START_TEST(test_open_refuses_bad_lists)
     ck_assert_ptr_null(bw_gsb_open(g_pool, apr_pstrcat(g_pool, g_dir, "/none.dat", NULL), &err));
     ck_assert_msg(strstr(err, "none.dat") && strstr(err, "No such file"), "%s", err);
     for (i = 0; bad[i]; i++) {
-        path = write_file("bad.dat", apr_pstrcat(g_pool, "[goog-malware-hash 1.1]\r\n\t\n",
+        path = tu_write_file(g_pool, g_dir, "bad.dat", apr_pstrcat(g_pool, "[goog-malware-hash 1.1]\r\n\t\n",
                                                  bad[i], NULL));
         err = NULL;
         ck_assert_ptr_null(bw_gsb_open(g_pool, path, &err));
         ck_assert_msg(strstr(err, apr_pstrcat(g_pool, path, ":3: not a list line", NULL)), "%s", err);
     }
     /* an empty list, CRLF lines and trailing blanks load */
-    ck_assert_ptr_nonnull(bw_gsb_open(g_pool, write_file("empty.dat", ""), &err));
-    path = write_file("crlf.dat", "[h]\r\n+0123456789abcdef0123456789ABCDEF \t\r\n");
+    ck_assert_ptr_nonnull(bw_gsb_open(g_pool, tu_write_file(g_pool, g_dir, "empty.dat", ""), &err));
+    path = tu_write_file(g_pool, g_dir, "crlf.dat", "[h]\r\n+0123456789abcdef0123456789ABCDEF \t\r\n");
     ck_assert_int_eq((int)bw_gsb_count(bw_gsb_open(g_pool, path, &err)), 1);
 }
 END_TEST
@@ -259,24 +250,24 @@ END_TEST
 START_TEST(test_directive_errors_name_the_file)
 {
     const char *conf, *err;
-    write_file("bad.dat", "+0123456789abcdef0123456789abcdef\nnot a hash\n");
+    tu_write_file(g_pool, g_dir, "bad.dat", "+0123456789abcdef0123456789abcdef\nnot a hash\n");
     /* relative: read from the directory of the file that names it */
-    conf = write_file("rules.conf", "# gsb\n\nSecGsbLookupDb bad.dat\n");
+    conf = tu_write_file(g_pool, g_dir, "rules.conf", "# gsb\n\nSecGsbLookupDb bad.dat\n");
     err = bw_config_load_file(bw_config_create(g_pool), conf);
     ck_assert_msg(err && strstr(err, apr_pstrcat(g_pool, conf, ":3:", NULL))
                   && strstr(err, "SecGsbLookupDb")
                   && strstr(err, apr_pstrcat(g_pool, g_dir, "/bad.dat:2: not a list line", NULL)),
                   "%s", err ? err : "(loaded)");
-    conf = write_file("rules.conf", "SecGsbLookupDb none.dat\n");
+    conf = tu_write_file(g_pool, g_dir, "rules.conf", "SecGsbLookupDb none.dat\n");
     err = bw_config_load_file(bw_config_create(g_pool), conf);
     ck_assert_msg(err && strstr(err, ":1:") && strstr(err, "No such file"), "%s", err ? err : "(loaded)");
-    write_file("ok.dat", hash_line('+', "evil.example/", 0));
-    conf = write_file("rules.conf", "SecGsbLookupDb ok.dat\n"
+    tu_write_file(g_pool, g_dir, "ok.dat", hash_line('+', "evil.example/", 0));
+    conf = tu_write_file(g_pool, g_dir, "rules.conf", "SecGsbLookupDb ok.dat\n"
                       "SecRule ARGS \"@gsbLookup https?://(\\S+)\" \"id:1,phase:2,deny,capture\"\n"
                       "SecRule ARGS \"@gsbLookup\" \"id:2,phase:2,deny\"\n");
     err = bw_config_load_file(bw_config_create(g_pool), conf);
     ck_assert_msg(err == NULL, "%s", err);
-    conf = write_file("rules.conf", "SecRule ARGS \"@gsbLookup (\" \"id:1,phase:2,deny\"\n");
+    conf = tu_write_file(g_pool, g_dir, "rules.conf", "SecRule ARGS \"@gsbLookup (\" \"id:1,phase:2,deny\"\n");
     err = bw_config_load_file(bw_config_create(g_pool), conf);
     ck_assert_msg(err && strstr(err, ":1:") && strstr(err, "@gsbLookup"), "%s", err ? err : "(loaded)");
 }

@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <fuzzy.h>
 #include "operators/op_internal.h"
+#include "test_files.h"
 
 static apr_pool_t *g_pool;
 static char g_dir[64];
@@ -34,16 +35,6 @@ static void make_text(void)
         n += (size_t)sprintf(g_text + n, "%s ", w);
     }
     g_len = n;
-}
-
-static const char *write_file(const char *name, const char *text)
-{
-    const char *path = apr_pstrcat(g_pool, g_dir, "/", name, NULL);
-    FILE *f = fopen(path, "w");
-    ck_assert_ptr_nonnull(f);
-    fputs(text, f);
-    fclose(f);
-    return path;
 }
 
 static bw_op_t *compile(const char *param, char **err)
@@ -89,9 +80,9 @@ static void setup(void)
     ck_assert_ptr_nonnull(mkdtemp(g_dir));
     make_text();
     ck_assert_int_eq(fuzzy_hash_buf((const unsigned char *)g_text, (uint32_t)g_len, g_hash), 0);
-    write_file("tool.txt", apr_psprintf(g_pool, "ssdeep,1.1--blocksize:hash:hash,filename\r\n"
+    tu_write_file(g_pool, g_dir, "tool.txt", apr_psprintf(g_pool, "ssdeep,1.1--blocksize:hash:hash,filename\r\n"
                                         "%s,\"/srv/known/shell.php\"\r\n", g_hash));
-    write_file("bare.txt", apr_psprintf(g_pool, "# known bodies\n\n"
+    tu_write_file(g_pool, g_dir, "bare.txt", apr_psprintf(g_pool, "# known bodies\n\n"
                                         "3:aXGHm:aXGHm\n  %s  \n", g_hash));
 }
 
@@ -165,11 +156,11 @@ START_TEST(test_bad_lines)
     char *err;
     int i;
     for (i = 0; bad[i]; i++) {
-        write_file("bad.txt", apr_psprintf(g_pool, "%s\n%s\n", g_hash, bad[i]));
+        tu_write_file(g_pool, g_dir, "bad.txt", apr_psprintf(g_pool, "%s\n%s\n", g_hash, bad[i]));
         ck_assert_ptr_null(compile("bad.txt 50", &err));
         ck_assert_msg(strstr(err, "bad.txt\" line 2") != NULL, "%s: %s", bad[i], err);
     }
-    write_file("bad.txt", "96:abc:def,\"a, b.txt\"\n");
+    tu_write_file(g_pool, g_dir, "bad.txt", "96:abc:def,\"a, b.txt\"\n");
     ck_assert_ptr_nonnull(compile("bad.txt 50", &err));
     unlink(apr_pstrcat(g_pool, g_dir, "/bad.txt", NULL));
 }

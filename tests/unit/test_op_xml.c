@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "test_files.h"
 #include <libxml/parser.h>
 #include "operators/op_internal.h"
 
@@ -148,16 +149,6 @@ START_TEST(test_messages)
 END_TEST
 
 /* Write name in the data directory's temporary copy; returns its path. */
-static const char *write_file(const char *dir, const char *name, const char *text)
-{
-    const char *path = apr_pstrcat(g_pool, dir, "/", name, NULL);
-    FILE *f = fopen(path, "w");
-    ck_assert_ptr_nonnull(f);
-    fputs(text, f);
-    fclose(f);
-    return path;
-}
-
 /* An include or parameter entity naming a URL fails the load instead of
  * fetching it; one naming a local file beside the schema or DTD is read.
  * Port 9 (discard) on loopback: a fetch would at worst be refused quickly. */
@@ -166,25 +157,25 @@ START_TEST(test_no_network_on_load)
     char tmpl[] = "/tmp/bw-test-op-xml-XXXXXX", *err;
     const char *dir = mkdtemp(tmpl), *p;
     ck_assert_ptr_nonnull(dir);
-    write_file(dir, "part.xsd",
+    tu_write_file(g_pool, dir, "part.xsd",
                "<xs:schema xmlns:xs=\"http://www.w3.org/2001/XMLSchema\">"
                "<xs:element name=\"part\" type=\"xs:string\"/></xs:schema>");
-    p = write_file(dir, "local.xsd",
+    p = tu_write_file(g_pool, dir, "local.xsd",
                    "<xs:schema xmlns:xs=\"http://www.w3.org/2001/XMLSchema\">"
                    "<xs:include schemaLocation=\"part.xsd\"/></xs:schema>");
     ck_assert_ptr_nonnull(compile("validateSchema", p, &err));
-    p = write_file(dir, "remote.xsd",
+    p = tu_write_file(g_pool, dir, "remote.xsd",
                    "<xs:schema xmlns:xs=\"http://www.w3.org/2001/XMLSchema\">"
                    "<xs:include schemaLocation=\"http://127.0.0.1:9/part.xsd\"/></xs:schema>");
     ck_assert_ptr_null(compile("validateSchema", p, &err));
     ck_assert_msg(strstr(err, "Attempt to load network entity http://127.0.0.1:9/part.xsd"), "%s", err);
-    write_file(dir, "names.ent", "<!ELEMENT name (#PCDATA)>");
-    p = write_file(dir, "local.dtd", "<!ENTITY % n SYSTEM \"names.ent\"> %n;");
+    tu_write_file(g_pool, dir, "names.ent", "<!ELEMENT name (#PCDATA)>");
+    p = tu_write_file(g_pool, dir, "local.dtd", "<!ENTITY % n SYSTEM \"names.ent\"> %n;");
     {
         bw_op_t *op = must_compile("validateDTD", p);
         ck_assert_int_eq(run_on(op, "<name>x</name>", NULL), 0);
     }
-    p = write_file(dir, "remote.dtd", "<!ENTITY % n SYSTEM \"http://127.0.0.1:9/names.ent\"> %n;"
+    p = tu_write_file(g_pool, dir, "remote.dtd", "<!ENTITY % n SYSTEM \"http://127.0.0.1:9/names.ent\"> %n;"
                                       "<!ELEMENT other EMPTY>");
     ck_assert_ptr_null(compile("validateDTD", p, &err));
     ck_assert_msg(strstr(err, "network entity http://127.0.0.1:9/names.ent"), "%s", err);
