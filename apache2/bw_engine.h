@@ -368,6 +368,7 @@ typedef struct bw_tx_stats_s {
     unsigned long confirms;       /* of those, runs that confirmed a scan hit */
     unsigned long scans;          /* values scanned by a multi-pattern matcher */
     unsigned long bytes_scanned;
+    unsigned long scan_calls;     /* matcher scans run (values are joined: fewer than scans) */
 } bw_tx_stats_t;
 const bw_tx_stats_t *bw_tx_stats(const bw_tx_t *tx);
 

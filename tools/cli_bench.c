@@ -129,8 +129,8 @@ static int bench_request(apr_pool_t *pool, const bw_program_t *prog, const char 
            (unsigned long)rq->body.len,
            budget_ms <= 0 ? "" : over ? "  OVER BUDGET" : "  within budget");
     printf("%-28s rules %lu, skipped by scan %lu, operator runs %lu (confirming a hit %lu), "
-           "scanned %lu values / %lu bytes\n", "", st.rules, st.rules_skipped, st.op_runs,
-           st.confirms, st.scans, st.bytes_scanned);
+           "scanned %lu values / %lu bytes in %lu calls\n", "", st.rules, st.rules_skipped,
+           st.op_runs, st.confirms, st.scans, st.bytes_scanned, st.scan_calls);
     apr_pool_destroy(txp);
     return over;
 }

@@ -65,11 +65,59 @@ int bw_matcher_words(const bw_matcher_t *m);      /* uint64_t words per bit vect
 const uint64_t *bw_matcher_exact(const bw_matcher_t *m);
 const uint64_t *bw_matcher_always(const bw_matcher_t *m);
 
+/* Bits whose hit is exact only in a value with neither a newline nor the
+ * byte BW_MATCHER_SEP: regexes with a ^ or $ anchor (see
+ * bw_matcher_scan_many). */
+#define BW_MATCHER_SEP 0xff
+const uint64_t *bw_matcher_line(const bw_matcher_t *m);
+/* Bits of regexes that match every value (^.*$, .*): set by every scan,
+ * exact, and never scanned for. */
+const uint64_t *bw_matcher_universal(const bw_matcher_t *m);
+
 /* Scan one value: set in hits (bw_matcher_words() words, not cleared
- * here) the bits that may match, the always set included. Returns 1; or 0
- * when the value could not be scanned: then every bit is set and none of
- * them is exact. */
+ * here) the bits that may match, the always and universal sets included.
+ * Returns 1; or 0 when the value could not be scanned: then every bit is
+ * set and none of them is exact. */
 int bw_matcher_scan(const bw_matcher_t *m, bw_str_t value, uint64_t *hits);
+
+/* Scan many values at once, as bw_matcher_scan scans each. Scanning has a
+ * fixed cost per call that most values (a few bytes each) do not repay,
+ * so the values are joined, BW_MATCHER_SEP between two, and scanned in
+ * one call, each regex's ^ and $ also matching that byte (which is
+ * neither space nor word, so \b and \s see it as they see the ends of a
+ * value): every match a value has alone is then a match in the joined
+ * text, ending inside that value. A call that finds nothing clears every
+ * value at once; a match stops the call, and the value it ended in is
+ * scanned alone (so its bits are what bw_matcher_scan gives) while the
+ * values before and after it are joined and scanned again. A matcher of
+ * phrases only needs no second look: every occurrence is reported, and a
+ * phrase lies inside the value it ends in. The few regexes whose meaning
+ * depends on where the whole text starts or ends (\A, \z, \Z, \G, an
+ * inline (?m)), and those that would match across the separator between
+ * common values where neither value has a match, are scanned value by
+ * value. When matches are so many that this costs more than a few passes
+ * over the joined text, the rest is scanned value by value.
+ *
+ * For each value that has a hit, hit(ctx, i, bits) is called with the
+ * bits to add to its hits (maybe more than once for one value); the
+ * always and universal sets are not included (they are the same for
+ * every value). Returns 1, or 0 when some value could not be scanned
+ * (hit() then had every bit for it, none exact). buf is scratch memory the
+ * caller keeps (zeroed before first use) and pool where it grows. */
+typedef struct bw_matcher_buf_s {
+    char *data;
+    size_t cap;
+    size_t *off;
+    int offcap;
+    uint64_t *bits;
+    int bitscap;
+    int *stack;
+    int stackcap;
+    unsigned long calls;            /* scans run (for bulwark bench) */
+} bw_matcher_buf_t;
+typedef void (*bw_matcher_hit_fn)(void *ctx, int i, const uint64_t *bits);
+int bw_matcher_scan_many(const bw_matcher_t *m, const bw_str_t *values, int n, apr_pool_t *pool,
+                         bw_matcher_buf_t *buf, bw_matcher_hit_fn hit, void *ctx);
 
 /* What the build uses ("vectorscan 5.4.9" / "literal prefilter") and how the
  * bits of m came out. */

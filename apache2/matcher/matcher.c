@@ -9,6 +9,7 @@
 #include <apr_file_io.h>
 #include <apr_hash.h>
 #include "matcher/matcher_int.h"
+#include "base/bw_regex.h"
 
 bw_matcher_t *bw_matcher_create(apr_pool_t *pool)
 {
@@ -18,6 +19,126 @@ bw_matcher_t *bw_matcher_create(apr_pool_t *pool)
     return m;
 }
 
+/* ---- what a regex's text says ------------------------------------------------ */
+
+/* After an option group's "(?": how many option characters (letters, -, ^)
+ * follow, and does one of them name the m option? */
+static size_t option_run(const char *s, size_t n, int *multiline)
+{
+    size_t i;
+    for (i = 0; i < n; i++) {
+        if (s[i] == 'm')
+            *multiline = 1;
+        if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') || s[i] == '-'
+              || s[i] == '^'))
+            break;
+    }
+    return i;
+}
+
+/* Walk a regex's text: its MX_T_LINE and MX_T_WHOLE traits, and (out not
+ * NULL) the text with each ^ and $ anchor also matching the byte that
+ * separates joined values: (?:^|\xff) and (?:$|\xff). Errs only towards
+ * more traits (one too many costs speed, one too few a missed match): an
+ * escape that may be an absolute anchor counts even inside a class. */
+static unsigned walk_anchors(bw_str_t re, char *out, size_t *outlen)
+{
+    const char *s = re.data;
+    size_t n = re.len, i = 0, o = 0, class_start = 0, k;
+    int in_class = 0, ml = 0;
+    unsigned t = 0;
+#define EMIT(p, len) do { if (out) memcpy(out + o, (p), (len)); o += (len); } while (0)
+    while (i < n) {
+        char c = s[i];
+        if (c == '\\' && i + 1 < n) {
+            char d = s[i + 1];
+            if (d == 'Q') {               /* \Q...\E: literal */
+                for (k = i + 2; k + 1 < n && !(s[k] == '\\' && s[k + 1] == 'E'); k++)
+                    ;
+                k = k + 2 < n ? k + 2 : n;
+                EMIT(s + i, k - i);
+                i = k;
+                continue;
+            }
+            if (d == 'A' || d == 'z' || d == 'Z' || d == 'G')
+                t |= MX_T_WHOLE;
+            EMIT(s + i, 2);
+            i += 2;
+            continue;
+        }
+        if (in_class) {
+            if (c == ']' && i > class_start)
+                in_class = 0;
+            EMIT(s + i, 1);
+            i++;
+            continue;
+        }
+        if (c == '[') {
+            in_class = 1;
+            /* a ']' first in a class is a member */
+            class_start = i + 1 < n && s[i + 1] == '^' ? i + 2 : i + 1;
+            EMIT(s + i, 1);
+            i++;
+            continue;
+        }
+        if (c == '(' && i + 1 < n && s[i + 1] == '?') {
+            /* (?i), (?-s:…), (?^): options, never anchors */
+            k = 2 + option_run(s + i + 2, n - i - 2, &ml);
+            EMIT(s + i, k);
+            i += k;
+            if (ml)
+                t |= MX_T_WHOLE;
+            continue;
+        }
+        if (c == '^') {
+            t |= MX_T_LINE;
+            EMIT("(?:^|\\xff)", 10);
+        } else if (c == '$') {
+            t |= MX_T_LINE;
+            EMIT("(?:$|\\xff)", 10);
+        } else {
+            EMIT(s + i, 1);
+        }
+        i++;
+    }
+#undef EMIT
+    if (outlen)
+        *outlen = o;
+    return t;
+}
+
+/* Does the regex (compiled as @rx compiles: DOTALL) match every value?
+ * Only the forms rule sets use for "any value": an optional ^, .* in at
+ * most one group, an optional $; or nothing at all. */
+static int universal(bw_str_t re)
+{
+    const char *s = re.data;
+    size_t n = re.len;
+    int head = 0, tail = 0;
+    if (n && s[0] == '^') {
+        s++;
+        n--;
+        head = 1;
+    }
+    if (n && s[n - 1] == '$' && (n < 2 || s[n - 2] != '\\')) {
+        n--;
+        tail = 1;
+    }
+    if (n == 0)   /* ^ or $ alone match every value, ^$ only the empty one */
+        return !(head && tail);
+    if (n >= 4 && s[0] == '(' && s[n - 1] == ')') {
+        if (n >= 6 && s[1] == '?' && s[2] == ':') {
+            s += 3;
+            n -= 4;
+        } else if (s[1] != '?') {
+            s += 1;
+            n -= 2;
+        }
+    }
+    return (n == 2 && !memcmp(s, ".*", 2)) || (n == 3 && !memcmp(s, ".*?", 3));
+}
+
+
 static void add(bw_matcher_t *m, int kind, int bit, bw_str_t text, int nocase)
 {
     mx_pat_t *p = apr_array_push(m->pats);
@@ -26,6 +147,97 @@ static void add(bw_matcher_t *m, int kind, int bit, bw_str_t text, int nocase)
     p->text = bw_str_n(apr_pmemdup(m->pool, text.data ? text.data : "", text.len + 1), text.len);
     ((char *)p->text.data)[text.len] = '\0';
     p->nocase = nocase;
+    p->jtext = p->text;
+    if (kind == MX_REGEX) {
+        size_t n = 0;
+        p->traits = walk_anchors(p->text, NULL, &n) | (universal(p->text) ? MX_T_UNIVERSAL : 0);
+        if (p->traits & MX_T_LINE) {
+            char *j = apr_palloc(m->pool, n + 1);
+            walk_anchors(p->text, j, &n);
+            j[n] = '\0';
+            p->jtext = bw_str_n(j, n);
+        }
+    } else {   /* an empty phrase is everywhere, one with the separator spans values */
+        p->traits = !text.len || memchr(p->text.data, MX_SEP, text.len) ? MX_T_WHOLE : 0;
+    }
+}
+
+/* ---- regexes that join badly ----------------------------------------------------- */
+
+/* Values benign requests are full of (header values, JSON and form
+ * fields, words a shell or SQL also knows), for bw_mx_joins_badly. */
+static const char *const probe_values[] = {
+    "0", "1", "42", "3.14", "-7", "true", "false", "null", "yes", "no", "on", "off", "id",
+    "name", "type", "value", "page", "sort", "time", "date", "test", "echo", "en", "en-GB",
+    "en-US,en;q=0.9", "gzip, deflate, br", "text/html,application/xhtml+xml", "application/json",
+    "keep-alive", "max-age=0", "no-cache", "same-origin", "navigate", "document", "?1", "u=0, i",
+    "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0",
+    "https://shop.example.com/catalog/garden?page=1", "/catalog/garden", "shop.example.com",
+    "sessionid", "3f9a0c2e7b1d4a6f8e5c01d2", "rec_0001.sku", "grey_plate", "John Smith",
+    "john.smith@example.com", "2024-05-01T12:00:00Z", "SKU858734", "EUR", "index.html",
+    "Hello world, this is a note.", "x=1&y=2", "a b c", "image/png", ""
+};
+/* Pairs of these are joined too: words that end or start many a match. */
+static const char *const probe_words[] = { "false", "true", "id", "name", "en", "ls", "page",
+                                           "1", "time", "a b" };
+
+static int probe(pcre2_code *re, pcre2_match_data *md, pcre2_match_context *mc, const char *s,
+                 size_t n)
+{
+    int rc = pcre2_match(re, (PCRE2_SPTR)s, n, 0, 0, md, mc);
+    return rc >= 0 || rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT;
+}
+
+int bw_mx_joins_badly(const mx_pat_t *p)
+{
+    int ec, bad = 0;
+    PCRE2_SIZE eo;
+    size_t i, j;
+    char buf[512];
+    /* alone as @rx compiles it; joined as the joined scan has it (with
+     * anchors that also match the separator) */
+    pcre2_code *alone = pcre2_compile((PCRE2_SPTR)p->text.data, p->text.len,
+                                      PCRE2_DOTALL | PCRE2_DOLLAR_ENDONLY, &ec, &eo, NULL);
+    pcre2_code *joined = pcre2_compile((PCRE2_SPTR)p->jtext.data, p->jtext.len,
+                                       PCRE2_DOTALL | PCRE2_DOLLAR_ENDONLY, &ec, &eo, NULL);
+    pcre2_match_data *md = NULL;
+    pcre2_match_context *mc = pcre2_match_context_create(NULL);
+    if (!alone || !joined || !mc || !(md = pcre2_match_data_create(1, NULL))) {
+        bad = 1;   /* whatever PCRE2 cannot say, scan alone */
+        goto done;
+    }
+    pcre2_set_match_limit(mc, 100000);
+    pcre2_set_depth_limit(mc, 1000);
+    for (i = 0; i < sizeof(probe_values) / sizeof(probe_values[0]) && !bad; i++) {
+        const char *v = probe_values[i];
+        size_t n = strlen(v);
+        if (probe(alone, md, mc, v, n))
+            continue;
+        buf[0] = (char)MX_SEP;
+        memcpy(buf + 1, v, n);
+        buf[n + 1] = (char)MX_SEP;
+        bad = probe(joined, md, mc, buf, n + 2);
+    }
+    for (i = 0; i < sizeof(probe_words) / sizeof(probe_words[0]) && !bad; i++) {
+        size_t n = strlen(probe_words[i]);
+        if (probe(alone, md, mc, probe_words[i], n))
+            continue;
+        for (j = 0; j < sizeof(probe_words) / sizeof(probe_words[0]) && !bad; j++) {
+            size_t m = strlen(probe_words[j]);
+            if (probe(alone, md, mc, probe_words[j], m))
+                continue;
+            memcpy(buf, probe_words[i], n);
+            buf[n] = (char)MX_SEP;
+            memcpy(buf + n + 1, probe_words[j], m);
+            bad = probe(joined, md, mc, buf, n + 1 + m);
+        }
+    }
+done:
+    pcre2_match_data_free(md);
+    pcre2_match_context_free(mc);
+    pcre2_code_free(alone);
+    pcre2_code_free(joined);
+    return bad;
 }
 
 int bw_matcher_add_regex_as(bw_matcher_t *m, const char *re, size_t len, int bit)
@@ -84,10 +296,24 @@ void bw_matcher_compile(bw_matcher_t *m, const char *cache_dir, const char **war
     m->kind = apr_pcalloc(m->pool, (size_t)m->nbits + 1);
     m->exact = apr_pcalloc(m->pool, sizeof(uint64_t) * (size_t)m->nwords);
     m->always = apr_pcalloc(m->pool, sizeof(uint64_t) * (size_t)m->nwords);
+    m->line = apr_pcalloc(m->pool, sizeof(uint64_t) * (size_t)m->nwords);
+    m->univ = apr_pcalloc(m->pool, sizeof(uint64_t) * (size_t)m->nwords);
+    for (b = 0; b < m->pats->nelts; b++) {
+        const mx_pat_t *p = &((const mx_pat_t *)m->pats->elts)[b];
+        uint64_t bit = (uint64_t)1 << (p->bit % 64);
+        if (p->traits & MX_T_UNIVERSAL)
+            m->univ[p->bit / 64] |= bit;
+        if (p->traits & MX_T_LINE)
+            m->line[p->bit / 64] |= bit;
+    }
     if (m->nbits)
         bw_mx_compile(m, cache_dir, warning);
     for (b = 0; b < m->nbits; b++) {
         uint64_t bit = (uint64_t)1 << (b % 64);
+        if (m->univ[b / 64] & bit) {    /* matches every value, whatever else the bit has */
+            m->kind[b] = MX_EXACT;
+            m->line[b / 64] &= ~bit;
+        }
         if (m->kind[b] == MX_EXACT) {
             m->exact[b / 64] |= bit;
             m->info.exact++;
@@ -121,11 +347,201 @@ const uint64_t *bw_matcher_always(const bw_matcher_t *m)
     return m->always;
 }
 
+const uint64_t *bw_matcher_line(const bw_matcher_t *m)
+{
+    return m->line;
+}
+
+const uint64_t *bw_matcher_universal(const bw_matcher_t *m)
+{
+    return m->univ;
+}
+
 int bw_matcher_scan(const bw_matcher_t *m, bw_str_t value, uint64_t *hits)
 {
-    int w, ok = m->nbits ? bw_mx_scan(m, value, hits) : 1;
+    int w, ok = m->nbits ? bw_mx_scan(m, value, hits, MX_SCAN_ALL) : 1;
     for (w = 0; w < m->nwords; w++)
-        hits[w] |= ok ? m->always[w] : ~(uint64_t)0;
+        hits[w] |= ok ? m->always[w] | m->univ[w] : ~(uint64_t)0;
+    return ok;
+}
+
+
+
+/* ---- many values at once ------------------------------------------------------ */
+
+/* Grow an array of the buffer to hold n elements of size sz. */
+static void *room(apr_pool_t *pool, void *arr, int *cap, int n, size_t sz)
+{
+    void *fresh;
+    if (n <= *cap)
+        return arr;
+    *cap = n < 64 ? 64 : n + n / 2;
+    fresh = apr_palloc(pool, sz * (size_t)*cap);
+    return fresh;
+}
+
+/* Scan value i alone with the patterns of `which`; its bits to hit(). */
+static int one(const bw_matcher_t *m, bw_str_t v, int i, int which, uint64_t *bits,
+               bw_matcher_hit_fn hit, void *ctx, bw_matcher_buf_t *buf)
+{
+    int w, ok, any = 0;
+    buf->calls++;
+    memset(bits, 0, sizeof(uint64_t) * (size_t)m->nwords);
+    ok = bw_mx_scan(m, v, bits, which);
+    if (!ok)
+        memset(bits, 0xff, sizeof(uint64_t) * (size_t)m->nwords);
+    for (w = 0; w < m->nwords; w++)
+        any |= bits[w] != 0;
+    if (any)
+        hit(ctx, i, bits);
+    return ok;
+}
+
+/* The value of [a, b) that offset `at` of the joined text falls in. */
+static int value_at(const size_t *off, int a, int b, size_t at)
+{
+    while (b - a > 1) {
+        int mid = a + (b - a) / 2;
+        if (off[mid] <= at)
+            a = mid;
+        else
+            b = mid;
+    }
+    return a;
+}
+
+/* A joined scan in progress. */
+typedef struct {
+    const bw_matcher_t *m;
+    const bw_matcher_buf_t *buf;
+    size_t base;            /* where the scanned part starts in buf->data */
+    int a, b;               /* the values it covers */
+    size_t to;              /* a regex matcher's match: where it ended */
+    bw_matcher_hit_fn hit;
+    void *ctx;
+    uint64_t *bits;
+} joined_t;
+
+/* A regex matcher: the first match stops the scan. */
+static int on_first(void *ctx, int bit, size_t to)
+{
+    ((joined_t *)ctx)->to = to;
+    return 1;
+}
+
+/* A literal matcher: every occurrence is a hit of the value it ends in
+ * (a phrase has no newline, so it lies inside that value). */
+static int on_phrase(void *ctx, int bit, size_t to)
+{
+    joined_t *j = ctx;
+    int i = value_at(j->buf->off, j->a, j->b, j->base + to - 1);
+    memset(j->bits, 0, sizeof(uint64_t) * (size_t)j->m->nwords);
+    j->bits[bit / 64] |= (uint64_t)1 << (bit % 64);
+    j->hit(j->ctx, i, j->bits);
+    return 0;
+}
+
+/* Join values [0, n) into buf, a newline after each. */
+static void join(const bw_str_t *v, int n, apr_pool_t *pool, bw_matcher_buf_t *buf)
+{
+    size_t total = 0, at = 0;
+    int i;
+    for (i = 0; i < n; i++)
+        total += v[i].len + 1;
+    if (total > buf->cap) {
+        buf->cap = total + total / 2;
+        buf->data = apr_palloc(pool, buf->cap);
+    }
+    buf->off = room(pool, buf->off, &buf->offcap, n + 1, sizeof(size_t));
+    for (i = 0; i < n; i++) {
+        buf->off[i] = at;
+        if (v[i].len)
+            memcpy(buf->data + at, v[i].data, v[i].len);
+        at += v[i].len;
+        buf->data[at++] = (char)MX_SEP;
+    }
+    buf->off[n] = at;
+}
+
+/* Regex matchers: a call clears its range of values or names the value a
+ * match ended in, which is scanned alone, the rest of the range split
+ * around it (matches are not reported in order, so the values before it
+ * are not known to be clear). Past three passes' worth of bytes (matches
+ * in most values), value by value. */
+static int partition(joined_t *j, const bw_str_t *v, int n, apr_pool_t *pool,
+                     bw_matcher_buf_t *buf)
+{
+    const bw_matcher_t *m = j->m;
+    size_t total = buf->off[n], spent = 0;
+    int ok = 1, sp = 0;
+    buf->stack = room(pool, buf->stack, &buf->stackcap, 2 * n + 2, sizeof(int));
+    buf->stack[sp++] = 0;
+    buf->stack[sp++] = n;
+    while (sp) {
+        int b = buf->stack[--sp], a = buf->stack[--sp], k, rc;
+        size_t len;
+        if (a >= b)
+            continue;
+        len = buf->off[b] - 1 - buf->off[a];
+        rc = -1;
+        if (spent + len <= 3 * total) {
+            spent += len;
+            j->a = a;
+            j->b = b;
+            j->base = buf->off[a];
+            rc = bw_mx_scan_joined(m, buf->data + buf->off[a], len, on_first, j);
+            buf->calls++;
+        }
+        if (rc == 0)
+            continue;
+        if (rc < 0) {
+            for (k = a; k < b; k++)
+                ok &= one(m, v[k], k, MX_SCAN_JOINED, j->bits, j->hit, j->ctx, buf);
+            continue;
+        }
+        k = value_at(buf->off, a, b, buf->off[a] + j->to);
+        ok &= one(m, v[k], k, MX_SCAN_JOINED, j->bits, j->hit, j->ctx, buf);
+        buf->stack[sp++] = k + 1;
+        buf->stack[sp++] = b;
+        buf->stack[sp++] = a;
+        buf->stack[sp++] = k;
+    }
+    return ok;
+}
+
+int bw_matcher_scan_many(const bw_matcher_t *m, const bw_str_t *v, int n, apr_pool_t *pool,
+                         bw_matcher_buf_t *buf, bw_matcher_hit_fn hit, void *ctx)
+{
+    joined_t j;
+    int ok = 1, i;
+    if (!m->nbits || n <= 0)
+        return 1;
+    buf->bits = room(pool, buf->bits, &buf->bitscap, m->nwords, sizeof(uint64_t));
+    if (!bw_mx_joins(m) || n == 1) {
+        for (i = 0; i < n; i++)
+            ok &= one(m, v[i], i, MX_SCAN_ALL, buf->bits, hit, ctx, buf);
+        return ok;
+    }
+    join(v, n, pool, buf);
+    memset(&j, 0, sizeof(j));
+    j.m = m;
+    j.buf = buf;
+    j.hit = hit;
+    j.ctx = ctx;
+    j.bits = buf->bits;
+    if (m->literal) {
+        j.a = 0;
+        j.b = n;
+        buf->calls++;
+        if (bw_mx_scan_joined(m, buf->data, buf->off[n] - 1, on_phrase, &j) < 0)
+            for (i = 0; i < n; i++)
+                ok &= one(m, v[i], i, MX_SCAN_JOINED, buf->bits, hit, ctx, buf);
+    } else {
+        ok = partition(&j, v, n, pool, buf);
+    }
+    if (bw_mx_has_whole(m))
+        for (i = 0; i < n; i++)
+            ok &= one(m, v[i], i, MX_SCAN_WHOLE, buf->bits, hit, ctx, buf);
     return ok;
 }
 

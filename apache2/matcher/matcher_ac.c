@@ -46,7 +46,7 @@ void bw_mx_compile(bw_matcher_t *m, const char *cache_dir, const char **warning)
     memset(m->kind, MX_EXACT, (size_t)m->nbits);
     for (i = 0; i < m->pats->nelts; i++) {
         const mx_pat_t *p = &pats[i];
-        if (m->kind[p->bit] == MX_ALWAYS)
+        if (m->kind[p->bit] == MX_ALWAYS || (p->traits & MX_T_UNIVERSAL))
             continue;
         if (p->kind == MX_REGEX) {
             add_regex(m, im, p, m->kind);
@@ -62,10 +62,12 @@ void bw_mx_compile(bw_matcher_t *m, const char *cache_dir, const char **warning)
     m->impl = im;
 }
 
-int bw_mx_scan(const bw_matcher_t *m, bw_str_t value, uint64_t *hits)
+int bw_mx_scan(const bw_matcher_t *m, bw_str_t value, uint64_t *hits, int which)
 {
     const ac_impl_t *im = m->impl;
     int k;
+    if (which == MX_SCAN_WHOLE)   /* nothing is scanned joined here */
+        return 1;
     for (k = 0; k < 2; k++) {
         bw_ac_iter_t it;
         bw_ac_match_t mt;
@@ -76,6 +78,24 @@ int bw_mx_scan(const bw_matcher_t *m, bw_str_t value, uint64_t *hits)
             hits[mt.id / 64] |= (uint64_t)1 << (mt.id % 64);
     }
     return 1;
+}
+
+/* Automata take no joined values (a literal could span two): the values
+ * are scanned one by one. */
+int bw_mx_joins(const bw_matcher_t *m)
+{
+    return 0;
+}
+
+int bw_mx_has_whole(const bw_matcher_t *m)
+{
+    return 0;
+}
+
+int bw_mx_scan_joined(const bw_matcher_t *m, const char *data, size_t len, mx_joined_fn f,
+                      void *ctx)
+{
+    return -1;
 }
 
 const char *bw_matcher_engine(void)

@@ -1,18 +1,22 @@
 /*
- * The matcher on Vectorscan (Hyperscan's API): all patterns of a matcher in
- * one block-mode database, scanned once per value.
+ * The matcher on Vectorscan (Hyperscan's API): the patterns of a matcher
+ * in block-mode databases, scanned once per value or once for many values
+ * joined (matcher.c, bw_matcher_scan_many).
  *
  * Compile. Each regex is classified by Vectorscan's own parser: compiled
- * exactly when it can (exact, unless the pattern has a '$': Vectorscan's
- * '$' also matches before a final newline, PCRE2's with DOLLAR_ENDONLY
- * does not, so such a hit only means maybe), else in prefilter mode (a
- * superset: maybe), else left out (always: the operator runs). Phrases are
- * escaped byte by byte and compiled as literals (exact). Every expression
- * has SINGLEMATCH (one report per pattern and scan is all a bit needs),
- * DOTALL (as @rx compiles) and ALLOWEMPTY (a regex that matches the empty
- * string matches every value, as PCRE2 does). When the database as a whole
- * refuses an expression, that expression is demoted and the rest compiled
- * again.
+ * exactly when it can, else in prefilter mode (a superset: maybe), else
+ * left out (always: the operator runs). Phrases are escaped byte by byte
+ * and compiled as literals (exact). Every expression has SINGLEMATCH (one
+ * report per pattern and scan is all a bit needs), DOTALL (as @rx
+ * compiles), ALLOWEMPTY (a regex that matches the empty string matches
+ * every value, as PCRE2 does). Two databases: the patterns that may be
+ * joined, each regex's ^ and $ also matching the byte between joined
+ * values (matcher.c: the hit of such a regex is exact only in a value
+ * with neither that byte nor a newline, before which Vectorscan's $ also
+ * matches), and those scanned value by value (matcher.c, MX_T_WHOLE).
+ * Universal regexes (^.*$) are not compiled at all (matcher.c sets their
+ * bits). When a database as a whole refuses an expression, that
+ * expression is demoted and the rest compiled again.
  *
  * Cache. Compiling CRS takes seconds, so a compiled database (and the
  * classification of its bits) is stored in the cache directory under a
@@ -36,10 +40,13 @@
 #include "matcher/matcher_int.h"
 
 #define MX_BASE_FLAGS (HS_FLAG_DOTALL | HS_FLAG_SINGLEMATCH | HS_FLAG_ALLOWEMPTY)
-#define MX_CACHE_MAGIC "BWHSDB1\n"
+#define MX_CACHE_MAGIC "BWHSDB4\n"
+
+/* The two databases: patterns that may be joined, and MX_T_WHOLE ones. */
+enum { DB_JOINED, DB_WHOLE, DB_N };
 
 typedef struct {
-    hs_database_t *db;
+    hs_database_t *db[DB_N];
 } hs_impl_t;
 
 /* ---- the runtime ------------------------------------------------------------ */
@@ -181,21 +188,22 @@ static const char *phrase_expr(apr_pool_t *p, bw_str_t s)
     return o;
 }
 
-/* The kind Vectorscan's parser allows for a regex. */
+/* The kind Vectorscan's parser allows for a regex, in the form its
+ * database holds (joined: with anchors that match the separator). */
 static int classify_regex(const mx_pat_t *p)
 {
     hs_expr_info_t *info = NULL;
     hs_compile_error_t *ce = NULL;
-    if (memchr(p->text.data, '\0', p->text.len))
+    bw_str_t t = p->traits & MX_T_WHOLE ? p->text : p->jtext;
+    if (memchr(t.data, '\0', t.len))
         return MX_ALWAYS;
-    if (hs_expression_info(p->text.data, MX_BASE_FLAGS, &info, &ce) == HS_SUCCESS) {
+    if (hs_expression_info(t.data, MX_BASE_FLAGS, &info, &ce) == HS_SUCCESS) {
         free(info);
-        return memchr(p->text.data, '$', p->text.len) ? MX_MAYBE | 0x10 : MX_EXACT;
+        return MX_EXACT;
     }
     hs_free_compile_error(ce);
     ce = NULL;
-    if (hs_expression_info(p->text.data, MX_BASE_FLAGS | HS_FLAG_PREFILTER, &info, &ce)
-        == HS_SUCCESS) {
+    if (hs_expression_info(t.data, MX_BASE_FLAGS | HS_FLAG_PREFILTER, &info, &ce) == HS_SUCCESS) {
         free(info);
         return MX_MAYBE;
     }
@@ -203,9 +211,16 @@ static int classify_regex(const mx_pat_t *p)
     return MX_ALWAYS;
 }
 
-/* Expressions for every pattern whose bit is not always; regexes compiled
- * exactly carry 0x10 in mode when their hits are only maybe ('$'). */
-static void build_exprs(bw_matcher_t *m, const unsigned char *mode, exprs_t *e)
+/* Does pattern p go into database `which`? */
+static int in_db(const mx_pat_t *p, int which)
+{
+    if (p->traits & MX_T_UNIVERSAL)
+        return 0;
+    return (which == DB_WHOLE) == ((p->traits & MX_T_WHOLE) != 0);
+}
+
+/* Expressions for every pattern of database `which` whose bit is not always. */
+static void build_exprs(bw_matcher_t *m, const unsigned char *mode, int which, exprs_t *e)
 {
     const mx_pat_t *pats = (const mx_pat_t *)m->pats->elts;
     int i, n = m->pats->nelts;
@@ -216,12 +231,16 @@ static void build_exprs(bw_matcher_t *m, const unsigned char *mode, exprs_t *e)
     e->n = 0;
     for (i = 0; i < n; i++) {
         const mx_pat_t *p = &pats[i];
-        int k = mode[i] & 0x0f;
-        if (k == MX_ALWAYS)
+        int k = mode[i];
+        if (k == MX_ALWAYS || !in_db(p, which))
             continue;
-        e->expr[e->n] = p->kind == MX_REGEX ? p->text.data : phrase_expr(m->pool, p->text);
+        e->expr[e->n] = p->kind == MX_PHRASE ? phrase_expr(m->pool, p->text)
+                      : which == DB_JOINED ? p->jtext.data : p->text.data;
         e->flags[e->n] = MX_BASE_FLAGS | (p->kind == MX_PHRASE && p->nocase ? HS_FLAG_CASELESS : 0)
-                       | (k == MX_MAYBE && !(mode[i] & 0x10) ? HS_FLAG_PREFILTER : 0);
+                       | (k == MX_MAYBE ? HS_FLAG_PREFILTER : 0);
+        /* a literal matcher's joined scans want every occurrence */
+        if (m->literal && which == DB_JOINED)
+            e->flags[e->n] &= ~(unsigned)HS_FLAG_SINGLEMATCH;
         e->ids[e->n] = (unsigned)p->bit;
         e->pat[e->n] = i;
         e->n++;
@@ -239,7 +258,7 @@ static uint64_t fnv(uint64_t h, const void *data, size_t n)
     return h;
 }
 
-/* Everything the database depends on, hashed twice with different seeds. */
+/* Everything the databases depend on, hashed twice with different seeds. */
 static const char *cache_key(apr_pool_t *p, const bw_matcher_t *m)
 {
     const mx_pat_t *pats = (const mx_pat_t *)m->pats->elts;
@@ -251,10 +270,11 @@ static const char *cache_key(apr_pool_t *p, const bw_matcher_t *m)
         h[k] = fnv(h[k], MX_CACHE_MAGIC, sizeof(MX_CACHE_MAGIC));
         h[k] = fnv(h[k], &runtime()->target.cpu_features, sizeof(runtime()->target.cpu_features));
         for (i = 0; i < m->pats->nelts; i++) {
-            int meta[3];
+            int meta[4];
             meta[0] = pats[i].kind;
             meta[1] = pats[i].bit;
             meta[2] = pats[i].nocase;
+            meta[3] = (int)pats[i].traits;
             h[k] = fnv(h[k], meta, sizeof(meta));
             h[k] = fnv(h[k], &pats[i].text.len, sizeof(size_t));
             h[k] = fnv(h[k], pats[i].text.data, pats[i].text.len);
@@ -271,28 +291,28 @@ static const char *cache_key(apr_pool_t *p, const bw_matcher_t *m)
 }
 
 /* A cache file: the magic, the 32-digit key (the file name says it too, but
- * the content is what is trusted), one kind byte per pattern, the
- * serialized database. */
-static int cache_load(bw_matcher_t *m, const char *path, const char *key, unsigned char *mode,
-                      hs_database_t **db)
+ * the content is what is trusted), per pattern its traits and kind bytes,
+ * then per database its serialized length (8 bytes, 0: none) and bytes. */
+static int cache_load(bw_matcher_t *m, const char *path, const char *key, unsigned char *traits,
+                      unsigned char *mode, hs_database_t **db)
 {
     apr_file_t *f;
     apr_finfo_t fi;
     char *buf;
     apr_size_t n;
-    int ok;
-    size_t np = (size_t)m->pats->nelts, head = sizeof(MX_CACHE_MAGIC) - 1 + 32;
+    int ok = 1, k;
+    size_t np = (size_t)m->pats->nelts, head = sizeof(MX_CACHE_MAGIC) - 1 + 32, at;
     if (apr_file_open(&f, path, APR_READ | APR_BINARY, 0, m->pool) != APR_SUCCESS)
         return 0;
     if (apr_file_info_get(&fi, APR_FINFO_SIZE, f) != APR_SUCCESS
-        || (size_t)fi.size <= head + np) {
+        || (size_t)fi.size < head + 2 * np + 8 * DB_N) {
         apr_file_close(f);
         return 0;
     }
     n = (apr_size_t)fi.size;
-    /* the file's bytes are needed only until the database is rebuilt from
-     * them: malloc'd and freed, not kept in the program's pool for its life
-     * (as large as the database itself) */
+    /* the file's bytes are needed only until the databases are rebuilt
+     * from them: malloc'd and freed, not kept in the program's pool for its
+     * life (as large as the databases themselves) */
     buf = malloc(n);
     if (!buf || apr_file_read_full(f, buf, n, &n) != APR_SUCCESS || n != (apr_size_t)fi.size
         || memcmp(buf, MX_CACHE_MAGIC, sizeof(MX_CACHE_MAGIC) - 1) != 0
@@ -302,36 +322,62 @@ static int cache_load(bw_matcher_t *m, const char *path, const char *key, unsign
         return 0;
     }
     apr_file_close(f);
-    memcpy(mode, buf + head, np);
-    ok = hs_deserialize_database(buf + head + np, n - head - np, db) == HS_SUCCESS;
+    memcpy(traits, buf + head, np);
+    memcpy(mode, buf + head + np, np);
+    at = head + 2 * np;
+    for (k = 0; k < DB_N && ok; k++) {
+        uint64_t len;
+        memcpy(&len, buf + at, 8);
+        at += 8;
+        if (len > n - at) {
+            ok = 0;
+        } else if (len) {
+            ok = hs_deserialize_database(buf + at, (size_t)len, &db[k]) == HS_SUCCESS;
+            at += (size_t)len;
+        }
+    }
     free(buf);
+    for (k = 0; !ok && k < DB_N; k++) {
+        if (db[k])
+            hs_free_database(db[k]);
+        db[k] = NULL;
+    }
     return ok;
 }
 
 /* Write to a temporary name, then rename: readers never see half a file. */
 static void cache_store(bw_matcher_t *m, const char *path, const char *key,
-                        const unsigned char *mode, const hs_database_t *db)
+                        const unsigned char *traits, const unsigned char *mode,
+                        hs_database_t *const *db)
 {
-    char *bytes = NULL, *tmp;
-    size_t len = 0;
+    char *bytes[DB_N] = { NULL }, *tmp;
+    uint64_t len[DB_N] = { 0 };
     apr_file_t *f;
     apr_size_t w;
-    int ok;
-    if (hs_serialize_database(db, &bytes, &len) != HS_SUCCESS)
-        return;
+    int ok = 1, k;
+    for (k = 0; k < DB_N && ok; k++) {
+        size_t l = 0;
+        if (db[k])
+            ok = hs_serialize_database(db[k], &bytes[k], &l) == HS_SUCCESS;
+        len[k] = l;
+    }
     tmp = apr_psprintf(m->pool, "%s.%ld.tmp", path, (long)getpid());
-    ok = apr_file_open(&f, tmp, APR_WRITE | APR_CREATE | APR_TRUNCATE | APR_BINARY,
-                       APR_FPROT_OS_DEFAULT, m->pool) == APR_SUCCESS;
+    ok = ok && apr_file_open(&f, tmp, APR_WRITE | APR_CREATE | APR_TRUNCATE | APR_BINARY,
+                             APR_FPROT_OS_DEFAULT, m->pool) == APR_SUCCESS;
     if (ok) {
         ok = apr_file_write_full(f, MX_CACHE_MAGIC, sizeof(MX_CACHE_MAGIC) - 1, &w) == APR_SUCCESS
           && apr_file_write_full(f, key, 32, &w) == APR_SUCCESS
-          && apr_file_write_full(f, mode, (apr_size_t)m->pats->nelts, &w) == APR_SUCCESS
-          && apr_file_write_full(f, bytes, len, &w) == APR_SUCCESS;
+          && apr_file_write_full(f, traits, (apr_size_t)m->pats->nelts, &w) == APR_SUCCESS
+          && apr_file_write_full(f, mode, (apr_size_t)m->pats->nelts, &w) == APR_SUCCESS;
+        for (k = 0; k < DB_N && ok; k++)
+            ok = apr_file_write_full(f, &len[k], 8, &w) == APR_SUCCESS
+              && (!len[k] || apr_file_write_full(f, bytes[k], (apr_size_t)len[k], &w) == APR_SUCCESS);
         ok = apr_file_close(f) == APR_SUCCESS && ok;
         if (!ok || apr_file_rename(tmp, path, m->pool) != APR_SUCCESS)
             apr_file_remove(tmp, m->pool);
     }
-    free(bytes);
+    for (k = 0; k < DB_N; k++)
+        free(bytes[k]);
 }
 
 /* ---- compile ------------------------------------------------------------------- */
@@ -339,22 +385,27 @@ static void cache_store(bw_matcher_t *m, const char *path, const char *key,
 static apr_status_t free_db(void *data)
 {
     hs_impl_t *im = data;
-    if (im->db)
-        hs_free_database(im->db);
-    im->db = NULL;
+    int k;
+    for (k = 0; k < DB_N; k++) {
+        if (im->db[k])
+            hs_free_database(im->db[k]);
+        im->db[k] = NULL;
+    }
     return APR_SUCCESS;
 }
 
-/* Compile; an expression the database refuses is demoted (exact ->
+/* Compile database `which`; an expression it refuses is demoted (exact ->
  * prefilter -> left out) and the rest tried again. */
-static hs_database_t *compile_db(bw_matcher_t *m, unsigned char *mode, const char **warning)
+static hs_database_t *compile_db(bw_matcher_t *m, unsigned char *mode, int which,
+                                 const char **warning)
 {
-    int tries;
+    const mx_pat_t *pats = (const mx_pat_t *)m->pats->elts;
+    int tries, i;
     for (tries = 0; tries <= 2 * m->pats->nelts + 1; tries++) {
         exprs_t e;
         hs_database_t *db = NULL;
         hs_compile_error_t *ce = NULL;
-        build_exprs(m, mode, &e);
+        build_exprs(m, mode, which, &e);
         if (!e.n)
             return NULL;
         if (hs_compile_multi(e.expr, e.flags, e.ids, (unsigned)e.n, HS_MODE_BLOCK, &runtime()->target,
@@ -364,27 +415,47 @@ static hs_database_t *compile_db(bw_matcher_t *m, unsigned char *mode, const cha
             *warning = apr_psprintf(m->pool, "multi-pattern database not compiled (%s): "
                                     "operators run one by one", ce->message);
             hs_free_compile_error(ce);
-            memset(mode, MX_ALWAYS, (size_t)m->pats->nelts);
+            for (i = 0; i < m->pats->nelts; i++)
+                if (in_db(&pats[i], which))
+                    mode[i] = MX_ALWAYS;
             return NULL;
         }
-        {
-            int i = e.pat[ce->expression];
-            int k = mode[i] & 0x0f;
-            mode[i] = (unsigned char)(k == MX_EXACT || (mode[i] & 0x10) ? MX_MAYBE : MX_ALWAYS);
-        }
+        i = e.pat[ce->expression];
+        mode[i] = (unsigned char)(mode[i] == MX_EXACT ? MX_MAYBE : MX_ALWAYS);
         hs_free_compile_error(ce);
     }
-    memset(mode, MX_ALWAYS, (size_t)m->pats->nelts);
+    for (i = 0; i < m->pats->nelts; i++)
+        if (in_db(&pats[i], which))
+            mode[i] = MX_ALWAYS;
     return NULL;
+}
+
+/* Every pattern that can be joined a phrase? Then joined scans report every
+ * occurrence (a phrase without the separator byte cannot span two values). */
+static void literal_mode(bw_matcher_t *m)
+{
+    const mx_pat_t *pats = (const mx_pat_t *)m->pats->elts;
+    int i, any = 0;
+    for (i = 0; i < m->pats->nelts; i++) {
+        if (!in_db(&pats[i], DB_JOINED))
+            continue;
+        if (pats[i].kind != MX_PHRASE)
+            return;
+        any = 1;
+    }
+    m->literal = any;
 }
 
 void bw_mx_compile(bw_matcher_t *m, const char *cache_dir, const char **warning)
 {
-    const mx_pat_t *pats = (const mx_pat_t *)m->pats->elts;
-    unsigned char *mode = apr_pcalloc(m->pool, (size_t)m->pats->nelts + 1);
+    mx_pat_t *pats = (mx_pat_t *)m->pats->elts;
+    size_t np = (size_t)m->pats->nelts;
+    unsigned char *mode = apr_pcalloc(m->pool, np + 1);
+    unsigned char *traits = apr_pcalloc(m->pool, np + 1);
     hs_impl_t *im = apr_pcalloc(m->pool, sizeof(*im));
     const char *path = NULL, *key = NULL;
-    int i;
+    size_t i;
+    int k;
 
     m->impl = im;
     apr_pool_cleanup_register(m->pool, im, free_db, apr_pool_cleanup_null);
@@ -392,35 +463,52 @@ void bw_mx_compile(bw_matcher_t *m, const char *cache_dir, const char **warning)
         key = cache_key(m->pool, m);
         path = apr_psprintf(m->pool, "%s/bulwark-%s.hsdb", cache_dir, key);
     }
-    if (path && cache_load(m, path, key, mode, &im->db)) {
+    if (path && cache_load(m, path, key, traits, mode, im->db)) {
         m->info.from_cache = 1;
         /* used: bw_matcher_cache_prune keeps it */
         apr_file_mtime_set(path, apr_time_now(), m->pool);
+        for (i = 0; i < np; i++)
+            pats[i].traits = traits[i];
+        literal_mode(m);
     } else {
-        for (i = 0; i < m->pats->nelts; i++)
+        /* which regexes join badly is worth finding out once, not at each
+         * start: it is kept in the cache with the databases */
+        for (i = 0; i < np; i++) {
+            if (pats[i].kind == MX_REGEX && !(pats[i].traits & (MX_T_WHOLE | MX_T_UNIVERSAL))
+                && bw_mx_joins_badly(&pats[i]))
+                pats[i].traits |= MX_T_WHOLE;
+            traits[i] = (unsigned char)pats[i].traits;
             mode[i] = (unsigned char)(pats[i].kind == MX_PHRASE ? MX_EXACT : classify_regex(&pats[i]));
-        im->db = compile_db(m, mode, warning);
-        if (im->db && path)
-            cache_store(m, path, key, mode, im->db);
+        }
+        literal_mode(m);
+        for (k = 0; k < DB_N; k++)
+            im->db[k] = compile_db(m, mode, k, warning);
+        if (path && (im->db[DB_JOINED] || im->db[DB_WHOLE]))
+            cache_store(m, path, key, traits, mode, im->db);
     }
-    if (im->db && !proto_grow(im->db)) {
-        *warning = "no scratch space for the multi-pattern database: operators run one by one";
-        hs_free_database(im->db);
-        im->db = NULL;
+    for (k = 0; k < DB_N; k++) {
+        size_t bytes = 0;
+        if (im->db[k] && !proto_grow(im->db[k])) {
+            *warning = "no scratch space for the multi-pattern database: operators run one by one";
+            hs_free_database(im->db[k]);
+            im->db[k] = NULL;
+        }
+        if (im->db[k] && hs_database_size(im->db[k], &bytes) == HS_SUCCESS)
+            m->info.db_bytes += bytes;
     }
-    if (im->db)
-        hs_database_size(im->db, &m->info.db_bytes);
-    /* a bit is as weak as its weakest pattern (a @pm bit has many) */
+    /* a bit is as weak as its weakest pattern (a @pm bit has many); a
+     * pattern whose database is missing is always; universal patterns are
+     * in no database (matcher.c sets their bits) */
     memset(m->kind, MX_EXACT, (size_t)m->nbits);
-    for (i = 0; i < m->pats->nelts; i++) {
-        int k = im->db ? (mode[i] & 0x10 ? MX_MAYBE : mode[i] & 0x0f) : MX_ALWAYS;
-        if (k > m->kind[pats[i].bit])
-            m->kind[pats[i].bit] = (unsigned char)k;
+    for (i = 0; i < np; i++) {
+        int kd = pats[i].traits & MX_T_UNIVERSAL ? MX_EXACT
+               : im->db[pats[i].traits & MX_T_WHOLE ? DB_WHOLE : DB_JOINED] ? mode[i] : MX_ALWAYS;
+        if (kd > m->kind[pats[i].bit])
+            m->kind[pats[i].bit] = (unsigned char)kd;
     }
 }
 
 /* ---- scan ---------------------------------------------------------------------- */
-
 
 static int on_match(unsigned int id, unsigned long long from, unsigned long long to,
                     unsigned int flags, void *ctx)
@@ -430,16 +518,65 @@ static int on_match(unsigned int id, unsigned long long from, unsigned long long
     return 0;
 }
 
-int bw_mx_scan(const bw_matcher_t *m, bw_str_t value, uint64_t *hits)
+typedef struct {
+    mx_joined_fn f;
+    void *ctx;
+} joined_t;
+
+static int on_joined(unsigned int id, unsigned long long from, unsigned long long to,
+                     unsigned int flags, void *ctx)
+{
+    const joined_t *j = ctx;
+    return j->f(j->ctx, (int)id, (size_t)to);
+}
+
+static int scan_db(const hs_database_t *db, const char *data, size_t len, match_event_handler f,
+                   void *ctx)
+{
+    hs_scratch_t *s;
+    hs_error_t rc;
+    if (len > 0xffffffffu || !(s = thread_scratch()))
+        return -1;
+    rc = runtime()->scan(db, data ? data : "", (unsigned int)len, 0, s, f, ctx);
+    return rc == HS_SUCCESS ? 0 : rc == HS_SCAN_TERMINATED ? 1 : -1;
+}
+
+int bw_mx_scan(const bw_matcher_t *m, bw_str_t value, uint64_t *hits, int which)
 {
     const hs_impl_t *im = m->impl;
-    hs_scratch_t *s;
-    if (!im || !im->db)
+    int k;
+    if (!im)
         return 1;
-    if (value.len > 0xffffffffu || !(s = thread_scratch()))
-        return 0;
-    return runtime()->scan(im->db, value.data ? value.data : "", (unsigned int)value.len, 0, s,
-                           on_match, hits) == HS_SUCCESS;
+    for (k = 0; k < DB_N; k++) {
+        if (!im->db[k] || (which == MX_SCAN_JOINED && k != DB_JOINED)
+            || (which == MX_SCAN_WHOLE && k != DB_WHOLE))
+            continue;
+        if (scan_db(im->db[k], value.data, value.len, on_match, hits) < 0)
+            return 0;
+    }
+    return 1;
+}
+
+int bw_mx_joins(const bw_matcher_t *m)
+{
+    const hs_impl_t *im = m->impl;
+    return im && im->db[DB_JOINED];
+}
+
+int bw_mx_has_whole(const bw_matcher_t *m)
+{
+    const hs_impl_t *im = m->impl;
+    return im && im->db[DB_WHOLE];
+}
+
+int bw_mx_scan_joined(const bw_matcher_t *m, const char *data, size_t len, mx_joined_fn f,
+                      void *ctx)
+{
+    const hs_impl_t *im = m->impl;
+    joined_t j;
+    j.f = f;
+    j.ctx = ctx;
+    return scan_db(im->db[DB_JOINED], data, len, on_joined, &j);
 }
 
 const char *bw_matcher_engine(void)

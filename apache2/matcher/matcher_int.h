@@ -10,11 +10,28 @@
 enum { MX_REGEX, MX_PHRASE };
 enum { MX_EXACT = 0, MX_MAYBE = 1, MX_ALWAYS = 2 };   /* what a bit's hit means */
 
+/* What a regex's text says (matcher.c, mx_regex_traits). */
+/* What a pattern's text says (matcher.c, mx_traits). */
+#define MX_T_LINE      0x01   /* a ^ or $ anchor: a newline or MX_SEP in the value makes its
+                               * hit maybe */
+#define MX_T_WHOLE     0x02   /* scanned value by value, never joined: a regex with \A, \z,
+                               * \Z, \G or an inline m option, one that matches across the
+                               * newline between joined values where no value has a match
+                               * (matcher.c, joins_badly), an empty phrase or one with a newline */
+#define MX_T_UNIVERSAL 0x04   /* matches every value (^.*$, .*): not scanned for */
+
+/* The byte between joined values (bw_matcher_scan_many): one no rule set
+ * writes and no UTF-8 text has, neither space nor word. */
+#define MX_SEP BW_MATCHER_SEP
+
 typedef struct {
     int kind;           /* MX_REGEX or MX_PHRASE */
     int bit;
     bw_str_t text;      /* regex source, or the phrase's bytes */
+    bw_str_t jtext;     /* a regex as joined values are scanned for it: each ^
+                         * and $ also matches MX_SEP (matcher.c) */
     int nocase;         /* phrases: ASCII case-insensitive */
+    unsigned traits;    /* MX_T_* */
 } mx_pat_t;
 
 struct bw_matcher_s {
@@ -23,15 +40,42 @@ struct bw_matcher_s {
     int nbits, nwords;
     unsigned char *kind;            /* per bit: MX_EXACT, MX_MAYBE or MX_ALWAYS */
     uint64_t *exact, *always;
+    uint64_t *line, *univ;          /* bw_matcher_line, bw_matcher_universal */
+    int literal;                    /* every pattern that can be joined is a phrase:
+                                     * joined scans report every occurrence */
     int compiled;
     bw_matcher_info_t info;
     void *impl;                     /* the implementation's compiled form */
 };
 
-/* Fill m->kind (every bit, after compiling) and m->impl; warnings to *warning. */
+/* Fill m->kind (every bit, after compiling; universal patterns are left
+ * out: their bits are MX_EXACT and in m->univ) and m->impl; warnings to
+ * *warning. */
 void bw_mx_compile(bw_matcher_t *m, const char *cache_dir, const char **warning);
-/* Set the bits of the patterns that may match value (not the always set).
- * Returns 1, or 0 when the value could not be scanned. */
-int bw_mx_scan(const bw_matcher_t *m, bw_str_t value, uint64_t *hits);
+/* Does regex p (not universal) match across the newline between joined
+ * values where no value alone has a match, on common values? Then it
+ * would call for a rescan at every such value: it is scanned value by
+ * value instead (MX_T_WHOLE). Only speed depends on the answer. */
+int bw_mx_joins_badly(const mx_pat_t *p);
+/* Which patterns a scan of one value runs. */
+enum { MX_SCAN_ALL, MX_SCAN_JOINED, MX_SCAN_WHOLE };
+/* Set the bits of the patterns of `which` that may match value (not the
+ * always or universal sets): all of them, those that can be joined (not
+ * MX_T_WHOLE), or only the MX_T_WHOLE ones. Returns 1, or 0 when the value
+ * could not be scanned. */
+int bw_mx_scan(const bw_matcher_t *m, bw_str_t value, uint64_t *hits, int which);
+/* Does the implementation scan joined values (bw_mx_scan_joined), and
+ * does it have MX_T_WHOLE patterns? */
+int bw_mx_joins(const bw_matcher_t *m);
+int bw_mx_has_whole(const bw_matcher_t *m);
+/* A match of pattern bit `bit` in joined values, ending at `to`
+ * (exclusive); nonzero stops the scan. */
+typedef int (*mx_joined_fn)(void *ctx, int bit, size_t to);
+/* The patterns that can be joined, over data: 0 the scan ended, 1 f
+ * stopped it, -1 an error. In a literal matcher (m->literal) every
+ * occurrence of every phrase is reported; otherwise each pattern is
+ * reported once at most. */
+int bw_mx_scan_joined(const bw_matcher_t *m, const char *data, size_t len, mx_joined_fn f,
+                      void *ctx);
 
 #endif /* BW_MATCHER_INT_H */

@@ -210,6 +210,7 @@ static bw_tscan_t tscan_of(const bw_program_t *prog, const bw_crule_t *c, int t)
         return ts;
     }
     ts.exact = (pl->exact[ts.bit / 64] & ((uint64_t)1 << (ts.bit % 64))) != 0;
+    ts.line = (pl->line[ts.bit / 64] & ((uint64_t)1 << (ts.bit % 64))) != 0;
     if (c->r->multi_match) {
         bw_tscan_t *pre = apr_pcalloc(prog->pool, sizeof(*pre) * (size_t)(c->r->ntfns + 1));
         int n;

@@ -57,6 +57,11 @@ typedef struct bw_plan_s {
     uint64_t *trigger_mask;        /* nwords: every slot's trigger bit */
     apr_array_header_t *placed;    /* while built: where each bit went */
     uint64_t *exact;               /* bits whose hit is a match */
+    uint64_t *line;                /* of those, bits whose hit in a string
+                                    * with a newline is only maybe */
+    uint64_t *all;                 /* bits every string hits: regexes that
+                                    * match anything (exact) or that no
+                                    * matcher could take (maybe) */
     apr_hash_t *members;           /* rule -> bit and slot */
 } bw_plan_t;
 
@@ -84,6 +89,7 @@ typedef struct bw_crule_s bw_crule_t;
 typedef struct bw_tscan_s {
     int bit, slot;               /* bit -1: no plan covers this target */
     int exact;                   /* a hit of the bit is a match */
+    int line;                    /* ... unless the string has a newline */
     const struct bw_tscan_s *prefix; /* multiMatch: bit and slot of each
                                   * prefix of the chain (r->ntfns of them) */
 } bw_tscan_t;

@@ -279,20 +279,30 @@ static void plan_compile(apr_pool_t *p, bw_plan_t *pl, const char *dir, apr_arra
 {
     int k, w;
     pl->exact = apr_pcalloc(p, sizeof(uint64_t) * (size_t)pl->nwords);
+    pl->line = apr_pcalloc(p, sizeof(uint64_t) * (size_t)pl->nwords);
+    pl->all = apr_pcalloc(p, sizeof(uint64_t) * (size_t)pl->nwords);
     plan_slots(p, pl);
     for (k = 0; k < BW_PM_N; k++) {
         const char *warning = NULL;
-        const uint64_t *ex;
+        const uint64_t *ex, *ln, *al, *un;
         if (!pl->m[k])
             continue;
         bw_matcher_compile(pl->m[k], dir, &warning);
         if (warning && warnings)
             *(const char **)apr_array_push(warnings) = warning;
-        /* a bit is exact as the matcher that owns it says (another calls a
-         * bit it has no pattern for exact, and never sets it) */
+        /* a bit is as the matcher that owns it says (another calls a bit
+         * it has no pattern for exact, and never sets it); the trigger
+         * bits of the literal matcher are its own too */
         ex = bw_matcher_exact(pl->m[k]);
-        for (w = 0; w < bw_matcher_words(pl->m[k]) && w < pl->nwords; w++)
-            pl->exact[w] |= ex[w] & pl->own[k][w];
+        ln = bw_matcher_line(pl->m[k]);
+        al = bw_matcher_always(pl->m[k]);
+        un = bw_matcher_universal(pl->m[k]);
+        for (w = 0; w < bw_matcher_words(pl->m[k]) && w < pl->nwords; w++) {
+            uint64_t own = pl->own[k][w] | (k == BW_PM_LITS ? pl->trigger_mask[w] : 0);
+            pl->exact[w] |= ex[w] & own;
+            pl->line[w] |= ln[w] & own;
+            pl->all[w] |= (al[w] | un[w]) & own;
+        }
     }
 }
 

@@ -487,12 +487,6 @@ static int try_value(bw_tx_t *tx, ev_t *e, const bw_varval_t *v, bw_str_t tval, 
     return tx->intercepted;
 }
 
-static int scan_hit(const bw_hits_t *h, int i, int slot, int bit)
-{
-    const uint64_t *v = h->vec[i] + (size_t)h->drow[slot][i] * (size_t)h->nwords;
-    return (int)(v[bit / 64] >> (bit % 64)) & 1;
-}
-
 static int scan_any(const bw_hits_t *h, int slot, int bit)
 {
     return (int)(h->any[(size_t)slot * (size_t)h->nwords + (size_t)(bit / 64)] >> (bit % 64)) & 1;
@@ -510,9 +504,9 @@ static int multi_values(bw_tx_t *tx, ev_t *e, const bw_target_t *t, const bw_tsc
     if (!any)
         return 0;
     for (i = 0; i < S->n; i++) {
-        int hit = scan_hit(h, i, ts->slot, ts->bit);
+        int hit = bw_hits_has(h, i, ts->slot, ts->bit);
         for (k = 0; k < nt && !hit; k++)
-            hit = scan_hit(h, i, ts->prefix[k].slot, ts->prefix[k].bit);
+            hit = bw_hits_has(h, i, ts->prefix[k].slot, ts->prefix[k].bit);
         if (!hit)
             continue;
         if (t->selector_re && bw_regex_match(t->selector_re, S->vals[i].key, tx->md) <= 0)
@@ -558,17 +552,20 @@ static int source_values(bw_tx_t *tx, ev_t *e, const bw_target_t *t, int ti)
         int nw = h->nwords, w = ts->bit / 64, exact = ts->exact && !h->inexact;
         if (c->r->multi_match)
             return multi_values(tx, e, t, ts, S, h);
-        uint64_t mask = (uint64_t)1 << (ts->bit % 64);
-        const unsigned short *didx = h->drow[ts->slot];
-        if (!(h->any[(size_t)ts->slot * (size_t)nw + (size_t)w] & mask))
+        if (!(h->any[(size_t)ts->slot * (size_t)nw + (size_t)w] & ((uint64_t)1 << (ts->bit % 64))))
             return 0;
         tv = bw_src_tv(tx, S, c->node);
+        ps = c->node < 0 ? S->present : S->tps[c->node];
         for (i = 0; i < S->n; i++) {
-            if (!(h->vec[i][(size_t)didx[i] * (size_t)nw + (size_t)w] & mask))
+            if (!bw_hits_has(h, i, ts->slot, ts->bit))
                 continue;
             if (t->selector_re && bw_regex_match(t->selector_re, S->vals[i].key, tx->md) <= 0)
                 continue;
-            if (try_value(tx, e, &S->vals[i], tv[i], 1, exact))
+            /* a ^ or $ regex may have matched at a newline or separator
+             * byte inside the string (bw_matcher_line) */
+            if (try_value(tx, e, &S->vals[i], tv[i], 1,
+                          exact && !(ts->line && (bw_byteset_has(&ps[i], '\n')
+                                                  || bw_byteset_has(&ps[i], BW_MATCHER_SEP)))))
                 return 1;
         }
         return 0;

@@ -39,19 +39,33 @@ void bw_tfn_cache_reset(bw_tx_t *tx);
 
 /* ---- the values of a phase (bw_values.c) ----------------------------------- */
 
-/* A source's scan (its plan's verdicts): per value, the hit vectors of the
- * distinct strings its slots made (vec[i], nwords each; values that hit
- * nothing share one block of zeros) and which one each slot made
- * (drow[slot][i]; slots whose chains made the same strings of every value
- * share a row); per slot, the union over all values (any[slot * nwords…]).
- * inexact: some string could not be scanned, so no hit is exact. */
+/* A source's scan (its plan's verdicts). The plan's slots are grouped by
+ * the array of strings their chains made (slots whose chains left every
+ * value as another slot's did are one group); per value, vrow[i] is NULL
+ * when no string of the value hit anything (most values), else per group
+ * the hits of the string that group made (nwords words, or NULL: none).
+ * Bits in `all` hit every string. Per slot, the union over all values
+ * (any[slot * nwords…], `all` included when there are values). inexact:
+ * some string could not be scanned, so no hit is exact. */
 typedef struct bw_hits_s {
     int nwords;
-    uint64_t **vec;
-    unsigned short **drow;
+    const int *group_of;               /* per slot */
+    const uint64_t *const *const *vrow;
+    const uint64_t *all;
     uint64_t *any;
     int inexact;
 } bw_hits_t;
+
+/* Does value i's string of `slot` hit `bit`? */
+static inline int bw_hits_has(const bw_hits_t *h, int i, int slot, int bit)
+{
+    uint64_t m = (uint64_t)1 << (bit % 64);
+    const uint64_t *const *r = h->vrow[i];
+    const uint64_t *v;
+    if (h->all[bit / 64] & m)
+        return 1;
+    return r && (v = r[h->group_of[slot]]) && (v[bit / 64] & m);
+}
 
 /* A source's values for one phase, their transformations and scans. Per
  * chain node (when a rule needed it): the transformed values, the bytes
@@ -166,6 +180,7 @@ struct bw_tx_s {
     apr_array_header_t *vals;          /* bw_varval_t, reused per target list */
     apr_array_header_t *vals_tmp;      /* bw_varval_t, building a source */
     apr_array_header_t *macro_vals;    /* bw_varval_t, a macro part's values (made when needed) */
+    bw_matcher_buf_t scanbuf;          /* joined values of a scan (bw_values.c) */
     pcre2_match_data *md;
     pcre2_match_context *mctx;
     apr_pool_t *scratch;

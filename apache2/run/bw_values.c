@@ -11,11 +11,13 @@
  * returns its input, so benign values are not copied). The bytes of every
  * value are known at each node, and their union: a node whose
  * transformation has no trigger byte in the union is its parent's array,
- * in constant time. Then the source's scan plan (program/bw_scan.c): for
- * each value, the distinct strings the plan's chains make of it are
- * scanned once each (slots whose arrays are the same array are one), and
- * per chain the union over all values is kept, so a rule whose bit is
- * clear there is done without touching a value.
+ * in constant time. Then the source's scan plan (program/bw_scan.c): the
+ * distinct strings the plan's chains make of each value (slots whose
+ * arrays are the same array are one) are scanned by each matcher their
+ * slots need, all of a chunk of values in one call (matcher/,
+ * bw_matcher_scan_many); a value keeps a row of hits only when something
+ * hit, and per chain the union over all values is kept, so a rule whose
+ * bit is clear there is done without touching a value.
  *
  * A state is valid for one (phase, data generation): a ctl: that changes
  * what a variable yields (forceRequestBodyVariable…) bumps the generation.
@@ -143,59 +145,47 @@ const bw_str_t *bw_src_tv(bw_tx_t *tx, bw_src_state_t *S, int node)
     return S->tv[node];
 }
 
-/* One distinct string of a value: what the slots that made it need (the
- * union of their matchers and gate bytes) and their trigger bits, and its
- * bytes. */
+/* Values are deduplicated and scanned in chunks of this many: the
+ * scratch a chunk needs stays small whatever the body, and a chunk's
+ * strings are still enough to pay for a joined scan. */
+#define SCAN_CHUNK 256
+
+/* A plan's slots grouped by the array their chain made. */
+typedef struct {
+    int rep;                /* the first slot of the group */
+    unsigned need;          /* 1 << BW_PM_… of its slots' matchers */
+    uint64_t gate[4];       /* its slots' gated regexes' bytes */
+    uint64_t *tmask;        /* nwords: its slots' trigger bits */
+} sgroup_t;
+
+/* One distinct string of a value: what the slots that made it need. */
 typedef struct {
     bw_str_t str;
     const bw_byteset_t *ps;
+    int value;              /* the value it was made of */
     unsigned need;
-    uint64_t gate[4];
-    uint64_t *tmask;        /* nwords */
+    int gated;              /* has a byte of a gate of one of its slots */
+    uint64_t *hits;         /* NULL until something hit */
 } dstr_t;
 
-/* Slots whose chains made the same array of strings, as one. */
+/* The scan of one source, while it runs. */
 typedef struct {
-    int rep;                /* the first slot of the group */
-    unsigned need;
-    uint64_t gate[4];
-    uint64_t *tmask;        /* nwords: the group's trigger bits */
-} sgroup_t;
-
-/* Scan one distinct string (program/bw_scan.c): the open and literal
- * matchers when a slot that made it has patterns there, the gated one when
- * it has a gate byte of those slots, the triggered one when the literal one
- * found a trigger of those slots; trigger bits are cleared after. Returns
- * 0 when a scan failed (its bits are all set: maybe). */
-static int scan_string(bw_tx_t *tx, const bw_plan_t *pl, const dstr_t *d, uint64_t *hv)
-{
-    const bw_byteset_t *ps = d->ps;
-    int ok = 1, w, nw = pl->nwords;
-    memset(hv, 0, sizeof(uint64_t) * (size_t)nw);
-    if (d->need & (1u << BW_PM_OPEN))
-        ok &= bw_matcher_scan(pl->m[BW_PM_OPEN], d->str, hv);
-    if (d->need & (1u << BW_PM_LITS)) {
-        uint64_t t = 0;
-        ok &= bw_matcher_scan(pl->m[BW_PM_LITS], d->str, hv);
-        for (w = 0; w < nw; w++) {
-            t |= hv[w] & d->tmask[w];
-            hv[w] &= ~pl->trigger_mask[w];
-        }
-        if (t && (d->need & (1u << BW_PM_TRIGGERED)))
-            ok &= bw_matcher_scan(pl->m[BW_PM_TRIGGERED], d->str, hv);
-    }
-    if ((d->need & (1u << BW_PM_GATED))
-        && ((ps->w[0] & d->gate[0]) | (ps->w[1] & d->gate[1]) | (ps->w[2] & d->gate[2])
-            | (ps->w[3] & d->gate[3])))
-        ok &= bw_matcher_scan(pl->m[BW_PM_GATED], d->str, hv);
-    tx->stats.scans++;
-    tx->stats.bytes_scanned += d->str.len;
-    return ok;
-}
+    bw_tx_t *tx;
+    const bw_plan_t *pl;
+    int nw, ng;
+    const sgroup_t *g;
+    int **grow;             /* per group: per value of the chunk, its string */
+    int first;              /* the chunk's first value */
+    dstr_t *d;
+    int nd;
+    bw_str_t *vs;           /* the strings of one matcher's scan */
+    int *ids;               /* and which dstr each is */
+    int inexact;
+} scan_t;
 
 /* Group the slots by the array their chain made; returns the number of
- * groups, with rep_of[s] the group of slot s. */
-static int group_slots(bw_tx_t *tx, const bw_plan_t *pl, const bw_str_t *const *tv,
+ * groups, with group_of[s] the group of slot s. */
+static int group_slots(apr_pool_t *p, const bw_plan_t *pl, const bw_str_t *const *tv,
                        sgroup_t *g, int *group_of)
 {
     int ns = pl->nslots, nw = pl->nwords, ng = 0, s, k, w;
@@ -207,7 +197,7 @@ static int group_slots(bw_tx_t *tx, const bw_plan_t *pl, const bw_str_t *const *
         if (k == ng) {
             memset(&g[ng], 0, sizeof(g[ng]));
             g[ng].rep = s;
-            g[ng].tmask = apr_pcalloc(tx->pool, sizeof(uint64_t) * (size_t)nw);
+            g[ng].tmask = apr_pcalloc(p, sizeof(uint64_t) * (size_t)nw);
             ng++;
         }
         group_of[s] = k;
@@ -219,100 +209,190 @@ static int group_slots(bw_tx_t *tx, const bw_plan_t *pl, const bw_str_t *const *
     return ng;
 }
 
+static int has_gate(const uint64_t gate[4], const bw_byteset_t *ps)
+{
+    return ((ps->w[0] & gate[0]) | (ps->w[1] & gate[1]) | (ps->w[2] & gate[2])
+            | (ps->w[3] & gate[3])) != 0;
+}
+
+/* A matcher found bits in string ids[i] of the scan. */
+static void on_hit(void *ctx, int i, const uint64_t *bits)
+{
+    scan_t *sc = ctx;
+    dstr_t *d = &sc->d[sc->ids[i]];
+    int w;
+    if (!d->hits)
+        d->hits = apr_pcalloc(sc->tx->pool, sizeof(uint64_t) * (size_t)sc->nw);
+    for (w = 0; w < sc->nw; w++)
+        d->hits[w] |= bits[w];
+}
+
+/* Did the literal matcher find, in string di (or among the bits every
+ * string hits), the trigger of a slot that made it? */
+static int triggered(const scan_t *sc, int di)
+{
+    const dstr_t *d = &sc->d[di];
+    int q, w;
+    for (q = 0; q < sc->ng; q++) {
+        if (sc->grow[q][d->value - sc->first] != di)
+            continue;
+        for (w = 0; w < sc->nw; w++)
+            if (((d->hits ? d->hits[w] : 0) | sc->pl->all[w]) & sc->g[q].tmask[w])
+                return 1;
+    }
+    return 0;
+}
+
+/* Scan with matcher k the strings of the chunk that want it. */
+static void scan_kind(scan_t *sc, int k)
+{
+    int i, n = 0;
+    unsigned want = 1u << k;
+    for (i = 0; i < sc->nd; i++) {
+        const dstr_t *d = &sc->d[i];
+        if (!(d->need & want) || (k == BW_PM_GATED && !d->gated)
+            || (k == BW_PM_TRIGGERED && !triggered(sc, i)))
+            continue;
+        sc->vs[n] = d->str;
+        sc->ids[n++] = i;
+    }
+    if (n && !bw_matcher_scan_many(sc->pl->m[k], sc->vs, n, sc->tx->pool, &sc->tx->scanbuf,
+                                   on_hit, sc))
+        sc->inexact = 1;
+}
+
+/* The distinct strings the groups made of values [first, end): each
+ * scanned by the matchers its slots need (open and literal first: the
+ * triggered one needs the literal one's triggers). */
+static void scan_chunk(scan_t *sc, const bw_str_t *const *tv, const bw_byteset_t *const *tps,
+                       int first, int end)
+{
+    int i, q, j;
+    sc->first = first;
+    sc->nd = 0;
+    for (i = first; i < end; i++) {
+        int start = sc->nd;
+        for (q = 0; q < sc->ng; q++) {
+            const sgroup_t *gq = &sc->g[q];
+            bw_str_t str = tv[gq->rep][i];
+            dstr_t *d;
+            for (j = start; j < sc->nd; j++)
+                if (sc->d[j].str.data == str.data && sc->d[j].str.len == str.len)
+                    break;
+            if (j == sc->nd)
+                for (j = start; j < sc->nd; j++)
+                    if (sc->d[j].str.len == str.len && !memcmp(sc->d[j].str.data, str.data, str.len))
+                        break;
+            if (j == sc->nd) {
+                d = &sc->d[sc->nd++];
+                memset(d, 0, sizeof(*d));
+                d->str = str;
+                d->ps = &tps[gq->rep][i];
+                d->value = i;
+                sc->tx->stats.scans++;
+                sc->tx->stats.bytes_scanned += str.len;
+            }
+            d = &sc->d[j];
+            d->need |= gq->need;
+            if ((gq->need & (1u << BW_PM_GATED)) && !d->gated)
+                d->gated = has_gate(gq->gate, d->ps);
+            sc->grow[q][i - first] = j;
+        }
+    }
+    scan_kind(sc, BW_PM_OPEN);
+    scan_kind(sc, BW_PM_LITS);
+    scan_kind(sc, BW_PM_TRIGGERED);
+    scan_kind(sc, BW_PM_GATED);
+}
+
+/* After a chunk: the rows of its values that hit, the union per slot. */
+static void chunk_rows(scan_t *sc, bw_hits_t *h, const uint64_t ***vrow, const int *group_of,
+                       int ns)
+{
+    const bw_plan_t *pl = sc->pl;
+    int i, q, w, s;
+    for (i = 0; i < sc->nd; i++) {
+        dstr_t *d = &sc->d[i];
+        uint64_t or = 0;
+        if (!d->hits)
+            continue;
+        for (w = 0; w < sc->nw; w++) {
+            d->hits[w] &= ~pl->trigger_mask[w];
+            or |= d->hits[w];
+        }
+        if (!or) {
+            d->hits = NULL;
+            continue;
+        }
+        if (!vrow[d->value])
+            vrow[d->value] = apr_pcalloc(sc->tx->pool, sizeof(uint64_t *) * (size_t)sc->ng);
+        for (q = 0; q < sc->ng; q++)
+            if (sc->grow[q][d->value - sc->first] == i)
+                vrow[d->value][q] = d->hits;
+        for (s = 0; s < ns; s++)
+            if (sc->grow[group_of[s]][d->value - sc->first] == i)
+                for (w = 0; w < sc->nw; w++)
+                    h->any[(size_t)s * (size_t)sc->nw + (size_t)w] |= d->hits[w];
+    }
+}
+
 const bw_hits_t *bw_src_scan(bw_tx_t *tx, bw_src_state_t *S, int k)
 {
     int pi = tx->prog->src_plan[k];
     const bw_plan_t *pl = ((const bw_plan_t **)tx->prog->plans->elts)[pi];
     const int *nodes = tx->prog->plan_nodes[pi];
-    int ns = pl->nslots, nw = pl->nwords, n = S->n, ng, i, s, w, j, q, *group_of;
+    int ns = pl->nslots, nw = pl->nwords, n = S->n, s, q, w, first, chunk;
     const bw_str_t **tv;
     const bw_byteset_t **tps;
-    uint64_t *hv, *tm, *zero;
-    unsigned char *hit;
-    unsigned short **grow;
+    const uint64_t ***vrow;
+    int *group_of;
     sgroup_t *g;
-    dstr_t *d;
+    scan_t sc;
     bw_hits_t *h;
 
     if (S->hits)
         return S->hits;
+    present_of(tx, S);
     tv = apr_palloc(tx->pool, sizeof(*tv) * (size_t)ns);
     tps = apr_palloc(tx->pool, sizeof(*tps) * (size_t)ns);
     for (s = 0; s < ns; s++) {
         tv[s] = bw_src_tv(tx, S, nodes[s]);
-        present_of(tx, S);
         tps[s] = nodes[s] < 0 ? S->present : S->tps[nodes[s]];
     }
     g = apr_palloc(tx->pool, sizeof(*g) * (size_t)(ns + 1));
     group_of = apr_palloc(tx->pool, sizeof(int) * (size_t)(ns + 1));
-    ng = group_slots(tx, pl, tv, g, group_of);
     h = apr_pcalloc(tx->pool, sizeof(*h));
     h->nwords = nw;
-    h->vec = apr_palloc(tx->pool, sizeof(uint64_t *) * (size_t)(n + 1));
-    h->drow = apr_palloc(tx->pool, sizeof(unsigned short *) * (size_t)(ns + 1));
-    grow = apr_palloc(tx->pool, sizeof(unsigned short *) * (size_t)(ng + 1));
-    for (q = 0; q < ng; q++)
-        grow[q] = apr_palloc(tx->pool, sizeof(unsigned short) * (size_t)(n + 1));
-    for (s = 0; s < ns; s++)
-        h->drow[s] = grow[group_of[s]];
+    h->group_of = group_of;
+    h->all = pl->all;
     h->any = apr_pcalloc(tx->pool, sizeof(uint64_t) * (size_t)ns * (size_t)nw);
-    /* a value makes at most one distinct string per group */
-    hv = apr_palloc(tx->pool, sizeof(uint64_t) * (size_t)nw * (size_t)(ng + 1));
-    tm = apr_palloc(tx->pool, sizeof(uint64_t) * (size_t)nw * (size_t)(ng + 1));
-    zero = apr_pcalloc(tx->pool, sizeof(uint64_t) * (size_t)nw * (size_t)(ng + 1));
-    hit = apr_palloc(tx->pool, (size_t)ng + 1);
-    d = apr_palloc(tx->pool, sizeof(dstr_t) * (size_t)(ng + 1));
-    for (i = 0; i < n; i++) {
-        int nd = 0, any = 0;
-        for (q = 0; q < ng; q++) {
-            const sgroup_t *gq = &g[q];
-            bw_str_t str = tv[gq->rep][i];
-            for (j = 0; j < nd; j++)
-                if (d[j].str.data == str.data && d[j].str.len == str.len)
-                    break;
-            if (j == nd)
-                for (j = 0; j < nd; j++)
-                    if (d[j].str.len == str.len && !memcmp(d[j].str.data, str.data, str.len))
-                        break;
-            if (j == nd) {
-                d[nd].str = str;
-                d[nd].ps = &tps[gq->rep][i];
-                d[nd].need = gq->need;
-                memcpy(d[nd].gate, gq->gate, sizeof(gq->gate));
-                d[nd].tmask = tm + (size_t)nd * (size_t)nw;
-                memcpy(d[nd].tmask, gq->tmask, sizeof(uint64_t) * (size_t)nw);
-                nd++;
-            } else {
-                d[j].need |= gq->need;
-                for (w = 0; w < 4; w++)
-                    d[j].gate[w] |= gq->gate[w];
-                for (w = 0; w < nw; w++)
-                    d[j].tmask[w] |= gq->tmask[w];
-            }
-            grow[q][i] = (unsigned short)j;
-        }
-        for (j = 0; j < nd; j++) {
-            uint64_t *v = &hv[(size_t)j * (size_t)nw], or = 0;
-            if (!scan_string(tx, pl, &d[j], v))
-                h->inexact = 1;
-            for (w = 0; w < nw; w++)
-                or |= v[w];
-            hit[j] = or != 0;
-            any |= hit[j];
-        }
-        /* most values hit nothing: they share one block of zeros */
-        if (!any) {
-            h->vec[i] = zero;
-            continue;
-        }
-        for (s = 0; s < ns; s++) {
-            j = h->drow[s][i];
-            if (hit[j])
-                for (w = 0; w < nw; w++)
-                    h->any[(size_t)s * (size_t)nw + (size_t)w] |= hv[(size_t)j * (size_t)nw + (size_t)w];
-        }
-        h->vec[i] = apr_pmemdup(tx->pool, hv, sizeof(uint64_t) * (size_t)nw * (size_t)nd);
+    vrow = apr_pcalloc(tx->pool, sizeof(*vrow) * (size_t)(n + 1));
+    h->vrow = (const uint64_t *const *const *)vrow;
+    memset(&sc, 0, sizeof(sc));
+    sc.tx = tx;
+    sc.pl = pl;
+    sc.nw = nw;
+    sc.g = g;
+    sc.ng = group_slots(tx->pool, pl, (const bw_str_t *const *)tv, g, group_of);
+    chunk = n < SCAN_CHUNK ? n : SCAN_CHUNK;
+    sc.grow = apr_palloc(tx->pool, sizeof(int *) * (size_t)sc.ng);
+    for (q = 0; q < sc.ng; q++)
+        sc.grow[q] = apr_palloc(tx->pool, sizeof(int) * (size_t)(chunk + 1));
+    sc.d = apr_palloc(tx->pool, sizeof(dstr_t) * (size_t)(chunk * sc.ng + 1));
+    sc.vs = apr_palloc(tx->pool, sizeof(bw_str_t) * (size_t)(chunk * sc.ng + 1));
+    sc.ids = apr_palloc(tx->pool, sizeof(int) * (size_t)(chunk * sc.ng + 1));
+    for (first = 0; first < n; first += chunk) {
+        int end = first + chunk < n ? first + chunk : n;
+        scan_chunk(&sc, (const bw_str_t *const *)tv, (const bw_byteset_t *const *)tps, first, end);
+        chunk_rows(&sc, h, vrow, group_of, ns);
     }
+    h->inexact = sc.inexact;
+    tx->stats.scan_calls = tx->scanbuf.calls;
+    /* the bits every string hits, in every slot that has a string */
+    if (n)
+        for (s = 0; s < ns; s++)
+            for (w = 0; w < nw; w++)
+                h->any[(size_t)s * (size_t)nw + (size_t)w] |= pl->all[w];
     S->hits = h;
     return h;
 }

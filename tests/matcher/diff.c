@@ -8,6 +8,8 @@
  *     one thing a matcher must never do);
  *   - a set bit the matcher calls exact where PCRE2 finds no match is a
  *     false exact (it would turn into a match without PCRE2 confirming).
+ * Both are checked for each subject scanned alone and for subjects scanned
+ * joined, many at once (bw_matcher_scan_many), in runs of several lengths.
  * Last line: matcher-diff: N passed, M failed (patterns without / with a
  * missed match or false exact).
  *
@@ -22,6 +24,7 @@
 #include "corpus.h"
 #include "base/bw_regex.h"
 #include "matcher/bw_matcher.h"
+#include "prefilter/bw_prefilter.h"
 
 #ifndef BW_SRCDIR
 #define BW_SRCDIR "."
@@ -33,6 +36,7 @@ typedef struct {
     int bit;
     pf_gen_t *gen;
     long missed, false_exact, matched;
+    long joined_missed, joined_false_exact;
     bw_str_t example;
 } dpat_t;
 
@@ -47,14 +51,26 @@ static pcre2_code *compile_rx(bw_str_t p)
     return re;
 }
 
-/* One subject through the matcher and through PCRE2, for every pattern. */
-static void check(apr_pool_t *p, const bw_matcher_t *m, dpat_t *pats, int n, bw_str_t s,
-                  pcre2_match_data *md, pcre2_match_context *mc, uint64_t *hits)
+/* Is a set bit of pattern d a match, as the matcher says, for subject s?
+ * (an anchored regex's hit is exact only without a newline or the
+ * separator byte in the subject: bw_matcher_line) */
+static int said_exact(const bw_matcher_t *m, const dpat_t *d, bw_str_t s)
 {
-    const uint64_t *exact = bw_matcher_exact(m);
+    uint64_t bit = (uint64_t)1 << (d->bit % 64);
+    if (!(bw_matcher_exact(m)[d->bit / 64] & bit))
+        return 0;
+    return !(bw_matcher_line(m)[d->bit / 64] & bit)
+           || (!memchr(s.data, '\n', s.len) && !memchr(s.data, BW_MATCHER_SEP, s.len));
+}
+
+/* One subject through PCRE2 (truth: a bit per pattern) and through the
+ * matcher alone. */
+static void check(apr_pool_t *p, const bw_matcher_t *m, dpat_t *pats, int n, bw_str_t s,
+                  pcre2_match_data *md, pcre2_match_context *mc, uint64_t *hits, uint64_t *truth)
+{
     int w, i, ok;
     for (w = 0; w < bw_matcher_words(m); w++)
-        hits[w] = 0;
+        hits[w] = truth[w] = 0;
     ok = bw_matcher_scan(m, s, hits);
     for (i = 0; i < n; i++) {
         dpat_t *d = &pats[i];
@@ -62,14 +78,177 @@ static void check(apr_pool_t *p, const bw_matcher_t *m, dpat_t *pats, int n, bw_
         int rc = pcre2_match(d->re, (PCRE2_SPTR)(s.data ? s.data : ""), s.len, 0, 0, md, mc);
         int set = (hits[d->bit / 64] & bit) != 0;
         if (rc >= 0) {
+            truth[d->bit / 64] |= bit;
             d->matched++;
             if (!set && !d->missed++)
                 d->example = bw_str_n(apr_pmemdup(p, s.data, s.len), s.len);
-        } else if (rc == PCRE2_ERROR_NOMATCH && set && ok && (exact[d->bit / 64] & bit)) {
+        } else if (rc == PCRE2_ERROR_NOMATCH && set && ok && said_exact(m, d, s)) {
             if (!d->false_exact++ && !d->missed)
                 d->example = bw_str_n(apr_pmemdup(p, s.data, s.len), s.len);
+        } else if (rc != PCRE2_ERROR_NOMATCH) {
+            truth[d->bit / 64] |= bit;   /* a limit: the operator would run */
         }
     }
+}
+
+/* The joined scan of many subjects: hits per subject, from the callback. */
+typedef struct {
+    uint64_t *hits;     /* n * words */
+    int words;
+} many_t;
+
+static void on_many(void *ctx, int i, const uint64_t *bits)
+{
+    many_t *mt = ctx;
+    int w;
+    for (w = 0; w < mt->words; w++)
+        mt->hits[(size_t)i * (size_t)mt->words + (size_t)w] |= bits[w];
+}
+
+/* Subjects [0, n) scanned joined, compared with their truth. */
+static void check_many(apr_pool_t *p, const bw_matcher_t *m, dpat_t *pats, int np,
+                       const bw_str_t *s, const uint64_t *truth, int n, bw_matcher_buf_t *buf)
+{
+    int words = bw_matcher_words(m), i, k, w, ok;
+    many_t mt;
+    mt.words = words;
+    mt.hits = apr_pcalloc(p, sizeof(uint64_t) * (size_t)words * (size_t)n);
+    ok = bw_matcher_scan_many(m, s, n, p, buf, on_many, &mt);
+    for (i = 0; i < n; i++) {
+        uint64_t *h = &mt.hits[(size_t)i * (size_t)words];
+        for (w = 0; w < words; w++)
+            h[w] |= bw_matcher_always(m)[w] | bw_matcher_universal(m)[w];
+        for (k = 0; k < np; k++) {
+            dpat_t *d = &pats[k];
+            uint64_t bit = (uint64_t)1 << (d->bit % 64);
+            int set = (h[d->bit / 64] & bit) != 0;
+            int match = (truth[(size_t)i * (size_t)words + (size_t)(d->bit / 64)] & bit) != 0;
+            if (match && !set) {
+                if (!d->joined_missed++ && !d->missed && !d->false_exact)
+                    d->example = bw_str_n(apr_pmemdup(p, s[i].data, s[i].len), s[i].len);
+            } else if (!match && set && ok && said_exact(m, d, s[i])) {
+                if (!d->joined_false_exact++ && !d->missed && !d->false_exact)
+                    d->example = bw_str_n(apr_pmemdup(p, s[i].data, s[i].len), s[i].len);
+            }
+        }
+    }
+}
+
+/* ---- phrases: the literal sets of the regexes, as triggers are made ---- */
+
+typedef struct {
+    apr_array_header_t *lits;   /* bw_str_t */
+    int nocase, bit;
+    long missed, false_hit, joined_missed, joined_false_hit;
+} dphrase_t;
+
+static int has_lit(bw_str_t s, bw_str_t lit, int nocase)
+{
+    size_t i, j;
+    if (lit.len > s.len)
+        return 0;
+    for (i = 0; i + lit.len <= s.len; i++) {
+        for (j = 0; j < lit.len; j++) {
+            unsigned char a = (unsigned char)s.data[i + j], b = (unsigned char)lit.data[j];
+            if (nocase && a >= 'A' && a <= 'Z')
+                a = (unsigned char)(a + 32);
+            if (nocase && b >= 'A' && b <= 'Z')
+                b = (unsigned char)(b + 32);
+            if (a != b)
+                break;
+        }
+        if (j == lit.len)
+            return 1;
+    }
+    return 0;
+}
+
+static int phrase_truth(const dphrase_t *d, bw_str_t s)
+{
+    int i;
+    for (i = 0; i < d->lits->nelts; i++)
+        if (has_lit(s, APR_ARRAY_IDX(d->lits, i, bw_str_t), d->nocase))
+            return 1;
+    return 0;
+}
+
+/* Phrases are exact: a set bit is an occurrence, a clear one none. truth
+ * holds the answers for s, computed when null (a bit per set). */
+static void judge_phrases(dphrase_t *ph, int n, const uint64_t *hits, bw_str_t s, uint64_t *truth,
+                          int known, int joined)
+{
+    int i;
+    for (i = 0; i < n; i++) {
+        dphrase_t *d = &ph[i];
+        int set = (hits[d->bit / 64] >> (d->bit % 64)) & 1, t;
+        if (!known && phrase_truth(d, s))
+            truth[d->bit / 64] |= (uint64_t)1 << (d->bit % 64);
+        t = (truth[d->bit / 64] >> (d->bit % 64)) & 1;
+        if (t && !set)
+            joined ? d->joined_missed++ : d->missed++;
+        else if (!t && set)
+            joined ? d->joined_false_hit++ : d->false_hit++;
+    }
+}
+
+/* Every regex's literal set as one phrase bit, the subjects alone and
+ * joined; returns the number of failed sets. */
+static int check_phrases(apr_pool_t *p, const dpat_t *pats, int n, const bw_str_t *subj, int ns)
+{
+    bw_matcher_t *m = bw_matcher_create(p);
+    dphrase_t *ph = apr_pcalloc(p, sizeof(dphrase_t) * (size_t)(n + 1));
+    const char *warning = NULL;
+    uint64_t *hits, *truth;
+    int np = 0, i, k, words, failed = 0;
+    bw_matcher_buf_t buf;
+    for (i = 0; i < n; i++) {
+        apr_array_header_t *lits = NULL;
+        int nocase = 0, j;
+        if (!bw_prefilter_extract(p, pats[i].rx->pattern.data, pats[i].rx->pattern.len, 0, 2,
+                                  &lits, &nocase))
+            continue;
+        ph[np].lits = lits;
+        ph[np].nocase = nocase;
+        ph[np].bit = np;
+        for (j = 0; j < lits->nelts; j++)
+            bw_matcher_add_literal_as(m, APR_ARRAY_IDX(lits, j, bw_str_t), nocase, np);
+        np++;
+    }
+    bw_matcher_compile(m, getenv("BW_SCAN_CACHE"), &warning);
+    words = bw_matcher_words(m);
+    hits = apr_pcalloc(p, sizeof(uint64_t) * (size_t)words);
+    truth = apr_pcalloc(p, sizeof(uint64_t) * (size_t)words * (size_t)(ns + 1));
+    for (k = 0; k < ns; k++) {
+        memset(hits, 0, sizeof(uint64_t) * (size_t)words);
+        bw_matcher_scan(m, subj[k], hits);
+        judge_phrases(ph, np, hits, subj[k], &truth[(size_t)k * (size_t)words], 0, 0);
+    }
+    memset(&buf, 0, sizeof(buf));
+    for (k = 0; k < ns; k += 50) {
+        int len = ns - k < 50 ? ns - k : 50;
+        apr_pool_t *tmp;
+        many_t mt;
+        apr_pool_create(&tmp, p);
+        mt.words = words;
+        mt.hits = apr_pcalloc(tmp, sizeof(uint64_t) * (size_t)words * (size_t)len);
+        bw_matcher_scan_many(m, subj + k, len, tmp, &buf, on_many, &mt);
+        for (i = 0; i < len; i++)
+            judge_phrases(ph, np, &mt.hits[(size_t)i * (size_t)words], subj[k + i],
+                          &truth[(size_t)(k + i) * (size_t)words], 1, 1);
+        apr_pool_destroy(tmp);
+        memset(&buf, 0, sizeof(buf));
+    }
+    for (i = 0; i < np; i++) {
+        const dphrase_t *d = &ph[i];
+        if (d->missed || d->false_hit || d->joined_missed || d->joined_false_hit) {
+            failed++;
+            printf("FAIL phrases of %s: %ld missed, %ld false; joined: %ld missed, %ld false\n",
+                   APR_ARRAY_IDX(d->lits, 0, bw_str_t).data, d->missed, d->false_hit,
+                   d->joined_missed, d->joined_false_hit);
+        }
+    }
+    printf("matcher-diff: %d literal sets as phrases, %d failed\n", np, failed);
+    return failed;
 }
 
 static void print_str(bw_str_t s)
@@ -89,7 +268,7 @@ int main(int argc, char **argv)
     bw_matcher_t *m;
     dpat_t *pats;
     const char *v4, *v3tests, *warning = NULL;
-    int macros = 0, n = 0, i, k, gens = 8, verbose = 0, failed = 0;
+    int macros = 0, n = 0, i, k, gens = 8, verbose = 0, failed = 0, phrases_failed = 0;
     pcre2_match_data *md;
     pcre2_match_context *mc;
     uint64_t *hits;
@@ -144,35 +323,61 @@ int main(int argc, char **argv)
     mc = pcre2_match_context_create(NULL);
     pcre2_set_match_limit(mc, 1000000);
     hits = apr_pcalloc(p, sizeof(uint64_t) * (size_t)bw_matcher_words(m));
-    subj = pl.items;
-    for (k = 0; k < subj->nelts; k++)
-        check(p, m, pats, n, APR_ARRAY_IDX(subj, k, bw_str_t), md, mc, hits);
-    for (i = 0; i < n; i++)
-        for (k = 0; pats[i].gen && k < gens; k++) {
-            apr_pool_t *tmp;
-            apr_pool_create(&tmp, p);
-            check(p, m, pats, n, pf_gen_sample(pats[i].gen, tmp, &seed), md, mc, hits);
-            apr_pool_destroy(tmp);
+    {
+        /* every subject: its truth; then the same subjects joined, in runs
+         * of 1, 2, 7, 64 and 300 (one joined scan, a split, value by value) */
+        static const int runs[] = { 1, 2, 7, 64, 300 };
+        int words = bw_matcher_words(m), ns = 0, cap = pl.items->nelts + n * gens + 1, r = 0;
+        bw_str_t *all = apr_palloc(p, sizeof(bw_str_t) * (size_t)cap);
+        uint64_t *truth = apr_pcalloc(p, sizeof(uint64_t) * (size_t)words * (size_t)cap);
+        bw_matcher_buf_t buf;
+        subj = pl.items;
+        for (k = 0; k < subj->nelts; k++) {
+            all[ns] = APR_ARRAY_IDX(subj, k, bw_str_t);
+            check(p, m, pats, n, all[ns], md, mc, hits, &truth[(size_t)ns * (size_t)words]);
+            ns++;
         }
+        for (i = 0; i < n; i++)
+            for (k = 0; pats[i].gen && k < gens; k++) {
+                all[ns] = pf_gen_sample(pats[i].gen, p, &seed);
+                check(p, m, pats, n, all[ns], md, mc, hits, &truth[(size_t)ns * (size_t)words]);
+                ns++;
+            }
+        memset(&buf, 0, sizeof(buf));
+        for (k = 0; k < ns; r++) {
+            int len = runs[r % (sizeof(runs) / sizeof(runs[0]))];
+            apr_pool_t *tmp;
+            if (len > ns - k)
+                len = ns - k;
+            apr_pool_create(&tmp, p);
+            check_many(tmp, m, pats, n, all + k, &truth[(size_t)k * (size_t)words], len, &buf);
+            apr_pool_destroy(tmp);
+            memset(&buf, 0, sizeof(buf));
+            k += len;
+        }
+        phrases_failed = check_phrases(p, pats, n, all, ns);
+    }
     for (i = 0; i < n; i++) {
         dpat_t *d = &pats[i];
-        if (!d->missed && !d->false_exact) {
+        if (!d->missed && !d->false_exact && !d->joined_missed && !d->joined_false_exact) {
             if (verbose)
                 printf("ok   %s:%d id %s: %ld matches\n", d->rx->file, d->rx->line, d->rx->id, d->matched);
             continue;
         }
         failed++;
-        printf("FAIL %s:%d id %s: %ld missed, %ld false exact of %ld matches; e.g. \"",
-               d->rx->file, d->rx->line, d->rx->id, d->missed, d->false_exact, d->matched);
+        printf("FAIL %s:%d id %s: %ld missed, %ld false exact of %ld matches; joined: %ld missed, "
+               "%ld false exact; e.g. \"", d->rx->file, d->rx->line, d->rx->id, d->missed,
+               d->false_exact, d->matched, d->joined_missed, d->joined_false_exact);
         print_str(d->example);
         printf("\"\n");
     }
-    printf("matcher-diff: %d passed, %d failed\n", n - failed, failed);
+    printf("matcher-diff: %d passed, %d failed\n", n + 1 - failed - (phrases_failed > 0),
+           failed + (phrases_failed > 0));
     for (i = 0; i < n; i++)
         pcre2_code_free(pats[i].re);
     pcre2_match_data_free(md);
     pcre2_match_context_free(mc);
     apr_pool_destroy(p);
     apr_terminate();
-    return failed ? 1 : 0;
+    return failed || phrases_failed ? 1 : 0;
 }
