@@ -67,12 +67,13 @@ static inline int bw_hits_has(const bw_hits_t *h, int i, int slot, int bit)
     return r && (v = r[h->group_of[slot]]) && (v[bit / 64] & m);
 }
 
-/* A source's values for one phase, their transformations and scans. Per
+/* A source's values, their transformations and scans, kept across phases
+ * while the data they come from is the same (bw_src_get). Per
  * chain node (when a rule needed it): the transformed values, the bytes
  * each contains and their union; a node that changed no value shares its
  * parent's arrays. */
 typedef struct bw_src_state_s {
-    int phase, gen;
+    int gen, cgen;                /* tx->data_gen and the class's generation when built */
     int n;
     bw_varval_t *vals;
     bw_str_t *raw;                /* vals[i].value */
@@ -190,8 +191,10 @@ struct bw_tx_s {
     int skip_count;
     int persisted;
     int cur_phase;
-    struct bw_src_state_s *src;        /* per program source: values of this phase (bw_exec.c) */
+    struct bw_src_state_s *src;        /* per program source: its values (bw_values.c) */
     int data_gen;                      /* bumped when a ctl: changes what a variable yields */
+    int body_gen, response_gen;        /* bumped when the request body is in, and when
+                                        * the response's headers or body are */
     bw_tx_stats_t stats;
 
     /* audit log (apache2/audit/): formatted alert lines for part H, filled

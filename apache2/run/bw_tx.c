@@ -257,8 +257,10 @@ void bw_tx_set_program(bw_tx_t *tx, const bw_program_t *prog)
     /* what a ctl: of phase 1 changed stays changed under the new settings */
     bw_tx_t before = *tx;
     const bw_settings_t *old = tx->cfg;
+    int same = prog == tx->prog;
     tx->prog = prog;
-    bw_src_reset(tx);   /* sources, nodes and units are the program's own */
+    if (!same)   /* sources, nodes and units are the program's own */
+        bw_src_reset(tx);
     apply_settings(tx);
     if (before.engine_mode != old->rule_engine)
         tx->engine_mode = before.engine_mode;
@@ -718,6 +720,7 @@ void bw_tx_request_body_end(bw_tx_t *tx)
     if (tx->reqbody_done)
         return;
     tx->reqbody_done = 1;
+    tx->body_gen++;    /* ARGS, REQUEST_BODY, XML… are made of it from now on */
     if (tx->reqbody_access != 1 || tx->reqbody_rejected || !tx->rb || !tx->rb->started)
         return;
     bw_tx_process_request_body(tx);
@@ -743,6 +746,7 @@ void bw_tx_finish_uploads(bw_tx_t *tx)
 
 void bw_tx_set_response(bw_tx_t *tx, const bw_response_t *res)
 {
+    tx->response_gen++;
     tx->res = *res;
     if (!tx->res.headers)
         tx->res.headers = apr_array_make(tx->pool, 1, sizeof(bw_kv_t));

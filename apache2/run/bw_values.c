@@ -19,8 +19,11 @@
  * hit, and per chain the union over all values is kept, so a rule whose
  * bit is clear there is done without touching a value.
  *
- * A state is valid for one (phase, data generation): a ctl: that changes
- * what a variable yields (forceRequestBodyVariable…) bumps the generation.
+ * A state is kept across phases while the data its variable comes from is
+ * the same: values of the request line and headers are built once per
+ * transaction, those of the body again once the body is in, those of the
+ * response once it arrives; a ctl: that changes what a variable yields
+ * (forceRequestBodyVariable…) or a stream rewrite makes every state stale.
  */
 #include <string.h>
 #include "run/bw_run.h"
@@ -32,17 +35,29 @@ void bw_src_reset(bw_tx_t *tx)
     bw_tfn_cache_reset(tx);
 }
 
+/* The generation of the data a variable's values come from: the request
+ * line and headers never change, the body arrives once, the response
+ * later (bw_var.h). */
+static int class_gen(const bw_tx_t *tx, const bw_var_def_t *var)
+{
+    if (var->flags & BW_VAR_FROM_BODY)
+        return tx->body_gen;
+    if (var->flags & BW_VAR_FROM_RESPONSE)
+        return tx->response_gen;
+    return 0;
+}
+
 bw_src_state_t *bw_src_get(bw_tx_t *tx, int k)
 {
     bw_src_state_t *S = &tx->src[k];
     const bw_source_t *src = &tx->prog->srcs[k];
     apr_array_header_t *tmp = tx->vals_tmp;
-    int i;
-    if (S->phase == tx->cur_phase && S->gen == tx->data_gen && S->vals)
+    int i, cg = class_gen(tx, src->var);
+    if (S->vals && S->gen == tx->data_gen && S->cgen == cg)
         return S;
     memset(S, 0, sizeof(*S));
-    S->phase = tx->cur_phase;
     S->gen = tx->data_gen;
+    S->cgen = cg;
     tmp->nelts = 0;
     bw_var_generate(tx, src->var, src->sel, tmp);
     S->n = tmp->nelts;
@@ -180,6 +195,7 @@ typedef struct {
     int nd;
     bw_str_t *vs;           /* the strings of one matcher's scan */
     int *ids;               /* and which dstr each is */
+    int all_triggers;       /* the bits every string hits include triggers */
     int inexact;
 } scan_t;
 
@@ -233,6 +249,8 @@ static int triggered(const scan_t *sc, int di)
 {
     const dstr_t *d = &sc->d[di];
     int q, w;
+    if (!d->hits && !sc->all_triggers)
+        return 0;
     for (q = 0; q < sc->ng; q++) {
         if (sc->grow[q][d->value - sc->first] != di)
             continue;
@@ -374,6 +392,8 @@ const bw_hits_t *bw_src_scan(bw_tx_t *tx, bw_src_state_t *S, int k)
     sc.nw = nw;
     sc.g = g;
     sc.ng = group_slots(tx->pool, pl, (const bw_str_t *const *)tv, g, group_of);
+    for (w = 0; w < nw; w++)
+        sc.all_triggers |= (pl->all[w] & pl->trigger_mask[w]) != 0;
     chunk = n < SCAN_CHUNK ? n : SCAN_CHUNK;
     sc.grow = apr_palloc(tx->pool, sizeof(int *) * (size_t)sc.ng);
     for (q = 0; q < sc.ng; q++)

@@ -46,7 +46,9 @@ static int normalize(apr_pool_t *pool, bw_str_t in, bw_str_t *out, int win)
     size_t i = 0, start, n, base, floor;
     int absolute, trailing;
 
-    if (in.len == 0) {
+    /* one segment (no separator): the same, unless it is "." */
+    if (in.len == 0 || (!memchr(in.data, '/', in.len) && !(win && memchr(in.data, '\\', in.len))
+                        && !(in.len == 1 && in.data[0] == '.'))) {
         *out = in;
         return 0;
     }

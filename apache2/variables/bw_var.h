@@ -18,34 +18,41 @@
 #define BW_VAR_SELECTOR_REQ 0x02  /* a selector is required (e.g. XML, RULE) */
 #define BW_VAR_TX_COLL      0x04  /* keyed collection held by the transaction (coll) */
 #define BW_VAR_NO_SELECTOR  0x08  /* scalar: a selector is an error */
-#define BW_VAR_STABLE       0x10  /* the values cannot change inside a phase:
-                                     the executor builds them once per phase */
+#define BW_VAR_STABLE       0x10  /* the values cannot change while the data they
+                                     come from does not: the executor builds them
+                                     once and keeps them across phases until it does */
+#define BW_VAR_FROM_BODY    0x20  /* with BW_VAR_STABLE: also made of the request body */
+#define BW_VAR_FROM_RESPONSE 0x40 /* with BW_VAR_STABLE: made of the response */
 
 #define BW_C (BW_VAR_COLLECTION)
 #define BW_CS (BW_VAR_COLLECTION | BW_VAR_STABLE)
 #define BW_S (BW_VAR_NO_SELECTOR)
 #define BW_SS (BW_VAR_NO_SELECTOR | BW_VAR_STABLE)
+#define BW_CB (BW_CS | BW_VAR_FROM_BODY)
+#define BW_SB (BW_SS | BW_VAR_FROM_BODY)
+#define BW_CR (BW_CS | BW_VAR_FROM_RESPONSE)
+#define BW_SR (BW_SS | BW_VAR_FROM_RESPONSE)
 #define BW_K (BW_VAR_COLLECTION | BW_VAR_TX_COLL)
 
 /* X(symbol, "NAME", flags): every variable, in lookup order. */
 #define BW_VAR_LIST(X)                                                                   \
-    X(ARGS, "ARGS", BW_CS) X(ARGS_NAMES, "ARGS_NAMES", BW_CS)                             \
+    X(ARGS, "ARGS", BW_CB) X(ARGS_NAMES, "ARGS_NAMES", BW_CB)                             \
     X(ARGS_GET, "ARGS_GET", BW_CS) X(ARGS_GET_NAMES, "ARGS_GET_NAMES", BW_CS)             \
-    X(ARGS_POST, "ARGS_POST", BW_CS) X(ARGS_POST_NAMES, "ARGS_POST_NAMES", BW_CS)         \
+    X(ARGS_POST, "ARGS_POST", BW_CB) X(ARGS_POST_NAMES, "ARGS_POST_NAMES", BW_CB)         \
     X(ARGS_COMBINED_SIZE, "ARGS_COMBINED_SIZE", BW_S)                                    \
     X(REQUEST_HEADERS, "REQUEST_HEADERS", BW_CS)                                         \
     X(REQUEST_HEADERS_NAMES, "REQUEST_HEADERS_NAMES", BW_CS)                             \
     X(REQUEST_COOKIES, "REQUEST_COOKIES", BW_CS)                                         \
     X(REQUEST_COOKIES_NAMES, "REQUEST_COOKIES_NAMES", BW_CS)                             \
-    X(MULTIPART_PART_HEADERS, "MULTIPART_PART_HEADERS", BW_CS)                           \
-    X(FILES, "FILES", BW_CS) X(FILES_NAMES, "FILES_NAMES", BW_CS)                         \
+    X(MULTIPART_PART_HEADERS, "MULTIPART_PART_HEADERS", BW_CB)                           \
+    X(FILES, "FILES", BW_CB) X(FILES_NAMES, "FILES_NAMES", BW_CB)                         \
     X(FILES_SIZES, "FILES_SIZES", BW_C) X(FILES_TMPNAMES, "FILES_TMPNAMES", BW_C)         \
     X(FILES_TMP_CONTENT, "FILES_TMP_CONTENT", BW_C)                                      \
-    X(FILES_CONTENT, "FILES_CONTENT", BW_CS)                                             \
+    X(FILES_CONTENT, "FILES_CONTENT", BW_CB)                                             \
     X(FILES_COMBINED_SIZE, "FILES_COMBINED_SIZE", BW_S)                                  \
     X(MULTIPART_FILENAME, "MULTIPART_FILENAME", BW_C)                                    \
     X(MULTIPART_NAME, "MULTIPART_NAME", BW_C)                                            \
-    X(XML, "XML", BW_CS)                                                                 \
+    X(XML, "XML", BW_CB)                                                                 \
     X(REQUEST_METHOD, "REQUEST_METHOD", BW_SS) X(REQUEST_PROTOCOL, "REQUEST_PROTOCOL", BW_SS) \
     X(REQUEST_LINE, "REQUEST_LINE", BW_SS) X(REQUEST_URI, "REQUEST_URI", BW_SS)           \
     X(REQUEST_URI_RAW, "REQUEST_URI_RAW", BW_SS)                                         \
@@ -57,7 +64,7 @@
     X(SERVER_ADDR, "SERVER_ADDR", BW_SS) X(SERVER_NAME, "SERVER_NAME", BW_SS)             \
     X(SERVER_PORT, "SERVER_PORT", BW_S) X(UNIQUE_ID, "UNIQUE_ID", BW_SS)                  \
     X(PATH_INFO, "PATH_INFO", BW_S)                                                      \
-    X(REQUEST_BODY, "REQUEST_BODY", BW_SS)                                               \
+    X(REQUEST_BODY, "REQUEST_BODY", BW_SB)                                               \
     X(REQUEST_BODY_LENGTH, "REQUEST_BODY_LENGTH", BW_S)                                  \
     X(FULL_REQUEST, "FULL_REQUEST", BW_S)                                                \
     X(FULL_REQUEST_LENGTH, "FULL_REQUEST_LENGTH", BW_S)                                  \
@@ -86,14 +93,14 @@
     X(GLOBAL, "GLOBAL", BW_K) X(RESOURCE, "RESOURCE", BW_K) X(GEO, "GEO", BW_K)           \
     X(ENV, "ENV", BW_C) X(RULE, "RULE", BW_C | BW_VAR_SELECTOR_REQ)                       \
     X(MATCHED_VARS, "MATCHED_VARS", BW_C) X(MATCHED_VARS_NAMES, "MATCHED_VARS_NAMES", BW_C) \
-    X(RESPONSE_HEADERS, "RESPONSE_HEADERS", BW_CS)                                       \
-    X(RESPONSE_HEADERS_NAMES, "RESPONSE_HEADERS_NAMES", BW_CS)                           \
+    X(RESPONSE_HEADERS, "RESPONSE_HEADERS", BW_CR)                                       \
+    X(RESPONSE_HEADERS_NAMES, "RESPONSE_HEADERS_NAMES", BW_CR)                           \
     X(MATCHED_VAR, "MATCHED_VAR", BW_S) X(MATCHED_VAR_NAME, "MATCHED_VAR_NAME", BW_S)     \
     X(RESPONSE_STATUS, "RESPONSE_STATUS", BW_S)                                          \
     X(RESPONSE_PROTOCOL, "RESPONSE_PROTOCOL", BW_S) X(STATUS_LINE, "STATUS_LINE", BW_S)   \
     X(RESPONSE_CONTENT_TYPE, "RESPONSE_CONTENT_TYPE", BW_S)                              \
     X(RESPONSE_CONTENT_LENGTH, "RESPONSE_CONTENT_LENGTH", BW_S)                          \
-    X(RESPONSE_BODY, "RESPONSE_BODY", BW_SS)                                             \
+    X(RESPONSE_BODY, "RESPONSE_BODY", BW_SR)                                             \
     X(OUTBOUND_DATA_ERROR, "OUTBOUND_DATA_ERROR", BW_S)                                  \
     X(HIGHEST_SEVERITY, "HIGHEST_SEVERITY", BW_S) X(DURATION, "DURATION", BW_S)           \
     X(TIME, "TIME", BW_S) X(TIME_DAY, "TIME_DAY", BW_S) X(TIME_EPOCH, "TIME_EPOCH", BW_S) \
