@@ -266,6 +266,38 @@ static void link_skips(bw_program_t *prog)
     }
 }
 
+/* Number node and its prefixes for source k. */
+static void need_node(bw_program_t *prog, int k, int node)
+{
+    for (; node >= 0 && prog->src_local[k][node] < 0; node = prog->nodes[node].parent)
+        prog->src_local[k][node] = prog->src_nlocal[k]++;
+}
+
+/* Which chain nodes each source's values go through (bw_prog.h). */
+static void local_nodes(bw_program_t *prog)
+{
+    cc_t *cc = prog->cc;
+    int k, i, t, s;
+    prog->src_local = apr_palloc(prog->pool, sizeof(int *) * (size_t)(prog->nsrc + 1));
+    prog->src_nlocal = apr_pcalloc(prog->pool, sizeof(int) * (size_t)(prog->nsrc + 1));
+    for (k = 0; k < prog->nsrc; k++) {
+        prog->src_local[k] = apr_palloc(prog->pool, sizeof(int) * (size_t)(prog->nnodes + 1));
+        for (i = 0; i < prog->nnodes; i++)
+            prog->src_local[k][i] = -1;
+        if (prog->src_plan[k] >= 0) {
+            const bw_plan_t *pl = ((const bw_plan_t **)prog->plans->elts)[prog->src_plan[k]];
+            for (s = 0; s < pl->nslots; s++)
+                need_node(prog, k, prog->plan_nodes[prog->src_plan[k]][s]);
+        }
+    }
+    for (i = 0; i < cc->all->nelts; i++) {
+        const bw_crule_t *c = ((bw_crule_t **)cc->all->elts)[i];
+        for (t = 0; t < c->r->targets->nelts; t++)
+            if (c->tsrc[t] >= 0)
+                need_node(prog, c->tsrc[t], c->node);
+    }
+}
+
 void bw_program_link_scan(bw_program_t *prog)
 {
     cc_t *cc = prog->cc;
@@ -297,4 +329,5 @@ void bw_program_link_scan(bw_program_t *prog)
     }
     link_skips(prog);
     publish(cc);
+    local_nodes(prog);
 }

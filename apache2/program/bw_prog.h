@@ -181,6 +181,11 @@ struct bw_program_s {
     int nsrc, nnodes;
     bw_source_t *srcs;
     bw_pnode_t *nodes;
+    /* per source: the chain nodes its values go through (a rule's chain on
+     * it, a slot of its plan, and their prefixes) numbered from 0
+     * (src_local[k][node], -1 for a node it never needs), and how many */
+    int **src_local;
+    int *src_nlocal;
     bw_cc_t *cc;                     /* the compiler's tables, for bw_program_link_scan */
     /* scan plans (bw_scan.c): per source its plan (index in plans, or -1),
      * per plan the program node of each slot */

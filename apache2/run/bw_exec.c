@@ -445,7 +445,7 @@ static int eval_multi_src(bw_tx_t *tx, ev_t *e, const bw_varval_t *v, bw_str_t *
         if (cur.data == prev.data && cur.len == prev.len)
             continue;
         prev = cur;
-        if (c->gate_kind && !has_gate_byte(c->gate, &S->tps[nodes[k]][i]))
+        if (c->gate_kind && !has_gate_byte(c->gate, &bw_src_tps(S, nodes[k])[i]))
             continue;
         if (run_op(tx, c->r, e->op, v, cur, run) == 1) {
             *final = cur;
@@ -527,11 +527,11 @@ static int gate_may_hit(bw_tx_t *tx, const bw_crule_t *c, bw_src_state_t *S)
     bw_src_bytes(tx, S);
     bw_src_tv(tx, S, c->node);
     if (!c->r->multi_match)
-        return has_gate_byte(c->gate, c->node < 0 ? &S->all : &S->tall[c->node]);
+        return has_gate_byte(c->gate, c->node < 0 ? &S->all : bw_src_tall(S, c->node));
     if (has_gate_byte(c->gate, &S->all))
         return 1;
     for (node = c->node; node >= 0; node = tx->prog->nodes[node].parent)
-        if (has_gate_byte(c->gate, &S->tall[node]))
+        if (has_gate_byte(c->gate, bw_src_tall(S, node)))
             return 1;
     return 0;
 }
@@ -543,7 +543,7 @@ static int source_values(bw_tx_t *tx, ev_t *e, const bw_target_t *t, int ti)
 {
     const bw_crule_t *c = e->c;
     const bw_tscan_t *ts = &c->tscan[ti];
-    bw_src_state_t *S = bw_src_get(tx, c->tsrc[ti]);
+    bw_src_state_t *S = bw_src_at(tx, c->tsrc[ti]);
     const bw_str_t *tv;
     const bw_byteset_t *ps;
     int i;
@@ -555,7 +555,7 @@ static int source_values(bw_tx_t *tx, ev_t *e, const bw_target_t *t, int ti)
         if (!(h->any[(size_t)ts->slot * (size_t)nw + (size_t)w] & ((uint64_t)1 << (ts->bit % 64))))
             return 0;
         tv = bw_src_tv(tx, S, c->node);
-        ps = c->node < 0 ? S->present : S->tps[c->node];
+        ps = c->node < 0 ? S->present : bw_src_tps(S, c->node);
         for (i = 0; i < S->n; i++) {
             if (!bw_hits_has(h, i, ts->slot, ts->bit))
                 continue;
@@ -573,7 +573,8 @@ static int source_values(bw_tx_t *tx, ev_t *e, const bw_target_t *t, int ti)
     /* an operator gate: no value has one of its bytes, or this one has not */
     if (c->gate_kind && !gate_may_hit(tx, c, S))
         return 0;
-    ps = !c->gate_kind || c->r->multi_match ? NULL : c->node < 0 ? S->present : S->tps[c->node];
+    ps = !c->gate_kind || c->r->multi_match ? NULL : c->node < 0 ? S->present
+                                                                 : bw_src_tps(S, c->node);
     tv = c->r->multi_match ? S->raw : bw_src_tv(tx, S, c->node);
     for (i = 0; i < S->n; i++) {
         if (ps && !has_gate_byte(c->gate, &ps[i]))
@@ -725,7 +726,7 @@ static int scan_rules_out(bw_tx_t *tx, const bw_slot_t *s)
     int k;
     for (k = 0; k < s->nskip; k++) {
         const bw_skipref_t *f = &s->skip[k];
-        const bw_hits_t *h = bw_src_scan(tx, bw_src_get(tx, f->src), f->src);
+        const bw_hits_t *h = bw_src_hits(tx, f->src);
         if (h->any[(size_t)f->slot * (size_t)h->nwords + (size_t)f->word] & f->mask)
             return 0;
     }

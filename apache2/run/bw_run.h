@@ -68,22 +68,41 @@ static inline int bw_hits_has(const bw_hits_t *h, int i, int slot, int bit)
 }
 
 /* A source's values, their transformations and scans, kept across phases
- * while the data they come from is the same (bw_src_get). Per
- * chain node (when a rule needed it): the transformed values, the bytes
- * each contains and their union; a node that changed no value shares its
- * parent's arrays. */
+ * while the data they come from is the same (bw_src_get). Per chain node
+ * (when a rule needed it): the transformed values, the bytes each
+ * contains and their union; a node that changed no value shares its
+ * parent's arrays. The nodes are the source's own (prog->src_local: only
+ * those its rules and plan use), numbered from 0. */
 typedef struct bw_src_state_s {
     int gen, cgen;                /* tx->data_gen and the class's generation when built */
+    int cls;                      /* the class: BW_SRC_HEAD, _BODY, _RESPONSE */
     int n;
     bw_varval_t *vals;
     bw_str_t *raw;                /* vals[i].value */
     bw_byteset_t *present;        /* the bytes of raw[i] (when a chain needed them) */
     bw_byteset_t all;             /* their union */
-    bw_str_t **tv;                /* per program node: transformed values, or NULL */
-    bw_byteset_t **tps;           /* per node: the bytes of each of them */
-    bw_byteset_t *tall;           /* per node: their union */
+    const int *local;             /* program node -> the source's own number */
+    bw_str_t **tv;                /* per own node: transformed values, or NULL */
+    bw_byteset_t **tps;           /* per own node: the bytes of each of them */
+    bw_byteset_t *tall;           /* per own node: their union */
     bw_hits_t *hits;              /* the source's scan, or NULL */
 } bw_src_state_t;
+
+/* The bytes of S's values through node `node` (computed by bw_src_tv),
+ * and their union. */
+static inline const bw_byteset_t *bw_src_tps(const bw_src_state_t *S, int node)
+{
+    return S->tps[S->local[node]];
+}
+
+static inline const bw_byteset_t *bw_src_tall(const bw_src_state_t *S, int node)
+{
+    return &S->tall[S->local[node]];
+}
+
+/* What a source's values are made of (bw_var.h): the request line and
+ * headers, also the request body, the response. */
+enum { BW_SRC_HEAD, BW_SRC_BODY, BW_SRC_RESPONSE };
 
 /* Fresh source states for tx->prog (at creation, and when the program changes). */
 void bw_src_reset(bw_tx_t *tx);
@@ -92,8 +111,16 @@ bw_src_state_t *bw_src_get(bw_tx_t *tx, int k);
 void bw_src_bytes(bw_tx_t *tx, bw_src_state_t *S);
 /* The values of S through chain node `node` (-1: as they are); with a node,
  * its tps and tall too. */
-const bw_str_t *bw_src_tv(bw_tx_t *tx, bw_src_state_t *S, int node);
-/* The scan of source k by its plan (once per phase). */
+const bw_str_t *bw_src_tv_make(bw_tx_t *tx, bw_src_state_t *S, int node);
+static inline const bw_str_t *bw_src_tv(bw_tx_t *tx, bw_src_state_t *S, int node)
+{
+    if (node < 0)
+        return S->raw;
+    if (S->tv && S->tv[S->local[node]])
+        return S->tv[S->local[node]];
+    return bw_src_tv_make(tx, S, node);
+}
+/* The scan of source k by its plan (once while its values are the same). */
 const bw_hits_t *bw_src_scan(bw_tx_t *tx, bw_src_state_t *S, int k);
 
 /* ---- transactions ----------------------------------------------------- */
@@ -193,8 +220,8 @@ struct bw_tx_s {
     int cur_phase;
     struct bw_src_state_s *src;        /* per program source: its values (bw_values.c) */
     int data_gen;                      /* bumped when a ctl: changes what a variable yields */
-    int body_gen, response_gen;        /* bumped when the request body is in, and when
-                                        * the response's headers or body are */
+    int cls_gen[3];                    /* per BW_SRC_… class: bumped when the request
+                                        * body is in, when the response's headers are */
     bw_tx_stats_t stats;
 
     /* audit log (apache2/audit/): formatted alert lines for part H, filled
@@ -274,5 +301,21 @@ void bw_lua_tx_exec(bw_tx_t *tx, const bw_rule_t *rule, const struct bw_lua_scri
  * reads the client's address or the session id (setsid) as it is now
  * (bw_tx_hash.c). */
 bw_str_t bw_tx_hash_key(bw_tx_t *tx);
+
+/* Source k's state, valid (inline: the executor asks for every rule). */
+static inline bw_src_state_t *bw_src_at(bw_tx_t *tx, int k)
+{
+    bw_src_state_t *S = &tx->src[k];
+    if (S->vals && S->gen == tx->data_gen && S->cgen == tx->cls_gen[S->cls])
+        return S;
+    return bw_src_get(tx, k);
+}
+
+/* Source k's scan. */
+static inline const bw_hits_t *bw_src_hits(bw_tx_t *tx, int k)
+{
+    bw_src_state_t *S = bw_src_at(tx, k);
+    return S->hits ? S->hits : bw_src_scan(tx, S, k);
+}
 
 #endif /* BW_RUN_H */

@@ -35,16 +35,14 @@ void bw_src_reset(bw_tx_t *tx)
     bw_tfn_cache_reset(tx);
 }
 
-/* The generation of the data a variable's values come from: the request
- * line and headers never change, the body arrives once, the response
- * later (bw_var.h). */
-static int class_gen(const bw_tx_t *tx, const bw_var_def_t *var)
+/* The class of the data a variable's values come from (bw_var.h). */
+static int class_of(const bw_var_def_t *var)
 {
     if (var->flags & BW_VAR_FROM_BODY)
-        return tx->body_gen;
+        return BW_SRC_BODY;
     if (var->flags & BW_VAR_FROM_RESPONSE)
-        return tx->response_gen;
-    return 0;
+        return BW_SRC_RESPONSE;
+    return BW_SRC_HEAD;
 }
 
 bw_src_state_t *bw_src_get(bw_tx_t *tx, int k)
@@ -52,12 +50,14 @@ bw_src_state_t *bw_src_get(bw_tx_t *tx, int k)
     bw_src_state_t *S = &tx->src[k];
     const bw_source_t *src = &tx->prog->srcs[k];
     apr_array_header_t *tmp = tx->vals_tmp;
-    int i, cg = class_gen(tx, src->var);
-    if (S->vals && S->gen == tx->data_gen && S->cgen == cg)
+    int i, cls = class_of(src->var);
+    if (S->vals && S->gen == tx->data_gen && S->cgen == tx->cls_gen[cls])
         return S;
     memset(S, 0, sizeof(*S));
+    S->cls = cls;
     S->gen = tx->data_gen;
-    S->cgen = cg;
+    S->cgen = tx->cls_gen[cls];
+    S->local = tx->prog->src_local[k];
     tmp->nelts = 0;
     bw_var_generate(tx, src->var, src->sel, tmp);
     S->n = tmp->nelts;
@@ -88,27 +88,26 @@ static void present_of(bw_tx_t *tx, bw_src_state_t *S)
 static void tv_node(bw_tx_t *tx, bw_src_state_t *S, int node)
 {
     const bw_pnode_t *pn = &tx->prog->nodes[node];
+    int l = S->local[node], i, w, changed = 0;
     const bw_str_t *in;
     const bw_byteset_t *ips, *iall;
     bw_str_t *out;
     bw_byteset_t *ops, all;
-    int i, w, changed = 0;
     if (pn->parent < 0) {
         in = S->raw;
         ips = S->present;
         iall = &S->all;
     } else {
         in = bw_src_tv(tx, S, pn->parent);
-        ips = S->tps[pn->parent];
-        iall = &S->tall[pn->parent];
+        ips = bw_src_tps(S, pn->parent);
+        iall = bw_src_tall(S, pn->parent);
     }
+    S->tv[l] = (bw_str_t *)in;
+    S->tps[l] = (bw_byteset_t *)ips;
+    S->tall[l] = *iall;
     /* no value has a byte the transformation acts on: the parent's arrays */
-    if (!bw_tfn_may_change(pn->tfn, iall)) {
-        S->tv[node] = (bw_str_t *)in;
-        S->tps[node] = (bw_byteset_t *)ips;
-        S->tall[node] = *iall;
+    if (!bw_tfn_may_change(pn->tfn, iall))
         return;
-    }
     out = apr_palloc(tx->pool, sizeof(bw_str_t) * (size_t)(S->n + 1));
     ops = apr_palloc(tx->pool, sizeof(bw_byteset_t) * (size_t)(S->n + 1));
     memset(&all, 0, sizeof(all));
@@ -127,15 +126,11 @@ static void tv_node(bw_tx_t *tx, bw_src_state_t *S, int node)
         for (w = 0; w < 4; w++)
             all.w[w] |= ops[i].w[w];
     }
-    if (!changed) {
-        S->tv[node] = (bw_str_t *)in;
-        S->tps[node] = (bw_byteset_t *)ips;
-        S->tall[node] = *iall;
+    if (!changed)   /* the parent's arrays, set above */
         return;
-    }
-    S->tv[node] = out;
-    S->tps[node] = ops;
-    S->tall[node] = all;
+    S->tv[l] = out;
+    S->tps[l] = ops;
+    S->tall[l] = all;
 }
 
 void bw_src_bytes(bw_tx_t *tx, bw_src_state_t *S)
@@ -143,21 +138,23 @@ void bw_src_bytes(bw_tx_t *tx, bw_src_state_t *S)
     present_of(tx, S);
 }
 
-const bw_str_t *bw_src_tv(bw_tx_t *tx, bw_src_state_t *S, int node)
+const bw_str_t *bw_src_tv_make(bw_tx_t *tx, bw_src_state_t *S, int node)
 {
+    int l;
     if (node < 0)
         return S->raw;
     if (!S->tv) {
-        size_t nn = (size_t)tx->prog->nnodes;
-        S->tv = apr_pcalloc(tx->pool, sizeof(bw_str_t *) * nn);
-        S->tps = apr_palloc(tx->pool, sizeof(bw_byteset_t *) * nn);
-        S->tall = apr_palloc(tx->pool, sizeof(bw_byteset_t) * nn);
+        size_t nl = (size_t)tx->prog->src_nlocal[S - tx->src] + 1;
+        S->tv = apr_pcalloc(tx->pool, sizeof(bw_str_t *) * nl);
+        S->tps = apr_palloc(tx->pool, sizeof(bw_byteset_t *) * nl);
+        S->tall = apr_palloc(tx->pool, sizeof(bw_byteset_t) * nl);
     }
-    if (!S->tv[node]) {
+    l = S->local[node];
+    if (!S->tv[l]) {
         present_of(tx, S);
         tv_node(tx, S, node);
     }
-    return S->tv[node];
+    return S->tv[l];
 }
 
 /* Values are deduplicated and scanned in chunks of this many: the
@@ -375,7 +372,7 @@ const bw_hits_t *bw_src_scan(bw_tx_t *tx, bw_src_state_t *S, int k)
     tps = apr_palloc(tx->pool, sizeof(*tps) * (size_t)ns);
     for (s = 0; s < ns; s++) {
         tv[s] = bw_src_tv(tx, S, nodes[s]);
-        tps[s] = nodes[s] < 0 ? S->present : S->tps[nodes[s]];
+        tps[s] = nodes[s] < 0 ? S->present : bw_src_tps(S, nodes[s]);
     }
     g = apr_palloc(tx->pool, sizeof(*g) * (size_t)(ns + 1));
     group_of = apr_palloc(tx->pool, sizeof(int) * (size_t)(ns + 1));
