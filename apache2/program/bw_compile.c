@@ -287,7 +287,8 @@ static void local_nodes(bw_program_t *prog)
         if (prog->src_plan[k] >= 0) {
             const bw_plan_t *pl = ((const bw_plan_t **)prog->plans->elts)[prog->src_plan[k]];
             for (s = 0; s < pl->nslots; s++)
-                need_node(prog, k, prog->plan_nodes[prog->src_plan[k]][s]);
+                if (prog->src_slot_need[k][s])
+                    need_node(prog, k, prog->plan_nodes[prog->src_plan[k]][s]);
         }
     }
     for (i = 0; i < cc->all->nelts; i++) {

@@ -182,7 +182,7 @@ struct bw_program_s {
     bw_source_t *srcs;
     bw_pnode_t *nodes;
     /* per source: the chain nodes its values go through (a rule's chain on
-     * it, a slot of its plan, and their prefixes) numbered from 0
+     * it, a slot of its plan it needs, and their prefixes) numbered from 0
      * (src_local[k][node], -1 for a node it never needs), and how many */
     int **src_local;
     int *src_nlocal;
@@ -192,6 +192,13 @@ struct bw_program_s {
     apr_array_header_t *plans;       /* bw_plan_t* */
     int *src_plan;
     int **plan_nodes;
+    /* per source with a plan: per slot of the plan, what the source's own
+     * rules there need (1 << BW_PM_…, 0: the slot is not scanned for this
+     * source) and their gated regexes' bytes (4 words a slot): a plan
+     * shared with a source that has more rules is scanned only as far as
+     * this one needs */
+    unsigned char **src_slot_need;
+    uint64_t **src_slot_gate;
     /* folded (bw_fold.c): phase 1 starts at phase1_start with TX loaded
      * from tx_image (and MATCHED_VAR from start_mv's) */
     int phase1_start;

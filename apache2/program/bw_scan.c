@@ -400,6 +400,56 @@ static apr_array_header_t **rules_by_source(bw_program_t *prog)
     return by;
 }
 
+/* The matcher and gate of a bit of pl (from where it was placed). */
+static const placed_t *placed_of(const bw_plan_t *pl, int bit)
+{
+    int i;
+    for (i = 0; i < pl->placed->nelts; i++)
+        if (APR_ARRAY_IDX(pl->placed, i, placed_t).bit == bit)
+            return &APR_ARRAY_IDX(pl->placed, i, placed_t);
+    return NULL;
+}
+
+/* A bit of a rule of source k: its slot needs its matcher (and the literal
+ * one, for a triggered regex's triggers) and its gate. */
+static void need_bit(bw_program_t *prog, int k, const bw_plan_t *pl, int bit, int slot)
+{
+    const placed_t *pc = placed_of(pl, bit);
+    int w;
+    if (!pc)
+        return;
+    prog->src_slot_need[k][slot] |= (unsigned char)(1u << pc->k);
+    if (pc->k == BW_PM_TRIGGERED)
+        prog->src_slot_need[k][slot] |= 1u << BW_PM_LITS;
+    for (w = 0; w < 4; w++)
+        prog->src_slot_gate[k][4 * (size_t)slot + (size_t)w] |= pc->gate[w];
+}
+
+/* Per source, the slots of its plan its own rules use (bw_prog.h). */
+static void source_needs(bw_program_t *prog, apr_array_header_t **by)
+{
+    int k, i, n;
+    prog->src_slot_need = apr_pcalloc(prog->pool, sizeof(unsigned char *) * (size_t)(prog->nsrc + 1));
+    prog->src_slot_gate = apr_pcalloc(prog->pool, sizeof(uint64_t *) * (size_t)(prog->nsrc + 1));
+    for (k = 0; k < prog->nsrc; k++) {
+        const bw_plan_t *pl;
+        if (prog->src_plan[k] < 0)
+            continue;
+        pl = ((const bw_plan_t **)prog->plans->elts)[prog->src_plan[k]];
+        prog->src_slot_need[k] = apr_pcalloc(prog->pool, (size_t)pl->nslots + 1);
+        prog->src_slot_gate[k] = apr_pcalloc(prog->pool, sizeof(uint64_t) * 4 * (size_t)(pl->nslots + 1));
+        for (i = 0; by[k] && i < by[k]->nelts; i++) {
+            const bw_rule_t *r = ((const bw_rule_t **)by[k]->elts)[i];
+            int bit, slot;
+            if (bw_plan_member(pl, r, &bit, &slot))
+                need_bit(prog, k, pl, bit, slot);
+            for (n = 0; r->multi_match && n < r->ntfns; n++)
+                if (bw_plan_member_prefix(pl, r, n, &bit, &slot))
+                    need_bit(prog, k, pl, bit, slot);
+        }
+    }
+}
+
 void bw_scan_build(bw_program_t *prog, apr_array_header_t *warnings)
 {
     apr_array_header_t **by = rules_by_source(prog);
@@ -418,13 +468,14 @@ void bw_scan_build(bw_program_t *prog, apr_array_header_t *warnings)
         if (fresh && first_new < 0)
             first_new = prog->src_plan[k];
     }
-    if (first_new < 0)
-        return;
-    dir = cache_dir(prog);
-    for (k = first_new; k < prog->plans->nelts; k++) {
-        bw_plan_t *pl = ((bw_plan_t **)prog->plans->elts)[k];
-        if (!pl->exact)
-            plan_compile(prog->pool, pl, dir, warnings);
+    if (first_new >= 0) {
+        dir = cache_dir(prog);
+        for (k = first_new; k < prog->plans->nelts; k++) {
+            bw_plan_t *pl = ((bw_plan_t **)prog->plans->elts)[k];
+            if (!pl->exact)
+                plan_compile(prog->pool, pl, dir, warnings);
+        }
+        bw_matcher_cache_prune(prog->pool, dir, CACHE_MAX_AGE);
     }
-    bw_matcher_cache_prune(prog->pool, dir, CACHE_MAX_AGE);
+    source_needs(prog, by);
 }

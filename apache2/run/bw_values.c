@@ -196,14 +196,18 @@ typedef struct {
     int inexact;
 } scan_t;
 
-/* Group the slots by the array their chain made; returns the number of
- * groups, with group_of[s] the group of slot s. */
-static int group_slots(apr_pool_t *p, const bw_plan_t *pl, const bw_str_t *const *tv,
-                       sgroup_t *g, int *group_of)
+/* Group the slots the source needs (need[s] != 0) by the array their
+ * chain made; returns the number of groups, with group_of[s] the group of
+ * slot s (-1: not needed). */
+static int group_slots(apr_pool_t *p, const bw_plan_t *pl, const unsigned char *need,
+                       const uint64_t *gate, const bw_str_t *const *tv, sgroup_t *g, int *group_of)
 {
     int ns = pl->nslots, nw = pl->nwords, ng = 0, s, k, w;
     for (s = 0; s < ns; s++) {
         int b = pl->trigger_base + s;
+        group_of[s] = -1;
+        if (!need[s])
+            continue;
         for (k = 0; k < ng; k++)
             if (tv[g[k].rep] == tv[s])
                 break;
@@ -214,9 +218,9 @@ static int group_slots(apr_pool_t *p, const bw_plan_t *pl, const bw_str_t *const
             ng++;
         }
         group_of[s] = k;
-        g[k].need |= pl->slot_need[s];
+        g[k].need |= need[s];
         for (w = 0; w < 4; w++)
-            g[k].gate[w] |= pl->slot_gate[4 * (size_t)s + (size_t)w];
+            g[k].gate[w] |= gate[4 * (size_t)s + (size_t)w];
         g[k].tmask[b / 64] |= (uint64_t)1 << (b % 64);
     }
     return ng;
@@ -345,7 +349,7 @@ static void chunk_rows(scan_t *sc, bw_hits_t *h, const uint64_t ***vrow, const i
             if (sc->grow[q][d->value - sc->first] == i)
                 vrow[d->value][q] = d->hits;
         for (s = 0; s < ns; s++)
-            if (sc->grow[group_of[s]][d->value - sc->first] == i)
+            if (group_of[s] >= 0 && sc->grow[group_of[s]][d->value - sc->first] == i)
                 for (w = 0; w < sc->nw; w++)
                     h->any[(size_t)s * (size_t)sc->nw + (size_t)w] |= d->hits[w];
     }
@@ -356,6 +360,7 @@ const bw_hits_t *bw_src_scan(bw_tx_t *tx, bw_src_state_t *S, int k)
     int pi = tx->prog->src_plan[k];
     const bw_plan_t *pl = ((const bw_plan_t **)tx->prog->plans->elts)[pi];
     const int *nodes = tx->prog->plan_nodes[pi];
+    const unsigned char *need = tx->prog->src_slot_need[k];
     int ns = pl->nslots, nw = pl->nwords, n = S->n, s, q, w, first, chunk;
     const bw_str_t **tv;
     const bw_byteset_t **tps;
@@ -367,10 +372,19 @@ const bw_hits_t *bw_src_scan(bw_tx_t *tx, bw_src_state_t *S, int k)
 
     if (S->hits)
         return S->hits;
+    if (!n) {   /* no value (an absent header, no body): nothing to scan */
+        h = apr_pcalloc(tx->pool, sizeof(*h));
+        h->nwords = nw;
+        h->all = pl->all;
+        h->any = apr_pcalloc(tx->pool, sizeof(uint64_t) * (size_t)(ns * nw + 1));
+        return S->hits = h;
+    }
     present_of(tx, S);
     tv = apr_palloc(tx->pool, sizeof(*tv) * (size_t)ns);
     tps = apr_palloc(tx->pool, sizeof(*tps) * (size_t)ns);
     for (s = 0; s < ns; s++) {
+        if (!need[s])   /* a slot of rules of other sources that share the plan */
+            continue;
         tv[s] = bw_src_tv(tx, S, nodes[s]);
         tps[s] = nodes[s] < 0 ? S->present : bw_src_tps(S, nodes[s]);
     }
@@ -388,7 +402,8 @@ const bw_hits_t *bw_src_scan(bw_tx_t *tx, bw_src_state_t *S, int k)
     sc.pl = pl;
     sc.nw = nw;
     sc.g = g;
-    sc.ng = group_slots(tx->pool, pl, (const bw_str_t *const *)tv, g, group_of);
+    sc.ng = group_slots(tx->pool, pl, need, tx->prog->src_slot_gate[k],
+                        (const bw_str_t *const *)tv, g, group_of);
     for (w = 0; w < nw; w++)
         sc.all_triggers |= (pl->all[w] & pl->trigger_mask[w]) != 0;
     chunk = n < SCAN_CHUNK ? n : SCAN_CHUNK;
