@@ -299,6 +299,37 @@ static void local_nodes(bw_program_t *prog)
     }
 }
 
+/* The steps of every phase (bw_prog.h), from the final slots. */
+static void build_steps(bw_program_t *prog)
+{
+    int ph, i, k, nskips;
+    for (ph = 1; ph <= BW_PHASES; ph++) {
+        bw_code_t *code = &prog->code[ph];
+        code->steps = apr_pcalloc(prog->pool, sizeof(bw_step_t) * (size_t)(code->n + 1));
+        for (i = nskips = 0; i < code->n; i++)
+            nskips += code->slots[i].nskip;
+        code->skips = apr_pcalloc(prog->pool, sizeof(bw_skip_t) * (size_t)(nskips + 1));
+        for (i = nskips = 0; i < code->n; i++) {
+            const bw_slot_t *s = &code->slots[i];
+            bw_step_t *st = &code->steps[i];
+            st->kind = (uint8_t)s->kind;
+            st->next = s->kind == BW_SLOT_RUN || s->kind == BW_SLOT_DEAD ? s->next_on_match : s->next;
+            if (s->nskip <= 0 || s->nskip > 65535)
+                continue;
+            st->nskip = (uint16_t)s->nskip;
+            st->skip = (uint32_t)nskips;
+            for (k = 0; k < s->nskip; k++) {
+                const bw_skipref_t *f = &s->skip[k];
+                const bw_plan_t *pl = ((const bw_plan_t **)prog->plans->elts)[prog->src_plan[f->src]];
+                bw_skip_t *sk = &code->skips[nskips++];
+                sk->src = (uint32_t)f->src;
+                sk->off = (uint32_t)(f->slot * pl->nwords + f->word);
+                sk->mask = f->mask;
+            }
+        }
+    }
+}
+
 void bw_program_link_scan(bw_program_t *prog)
 {
     cc_t *cc = prog->cc;
@@ -331,4 +362,5 @@ void bw_program_link_scan(bw_program_t *prog)
     link_skips(prog);
     publish(cc);
     local_nodes(prog);
+    build_steps(prog);
 }

@@ -161,9 +161,29 @@ typedef struct bw_slot_s {
     bw_varval_t mv;
 } bw_slot_t;
 
+/* The executor's walk of a phase: one small entry per slot (built last,
+ * bw_compile.c), so that passing the rules the folding decided or the scan
+ * rules out (most of them in CRS) reads a step and its skip refs, not the
+ * slot, its rule and its targets. */
+typedef struct bw_skip_s {
+    uint32_t src;                /* a source of the slot's first link */
+    uint32_t off;                /* a word of its any[] (plan slot * nwords + word) */
+    uint64_t mask;               /* the bit there */
+} bw_skip_t;
+
+typedef struct bw_step_s {
+    uint8_t kind;                /* the slot's BW_SLOT_* */
+    uint8_t pad;
+    uint16_t nskip;              /* RUN: how many skip refs, at skips[skip] */
+    uint32_t skip;
+    int32_t next;                /* NOP, APPLY: the slot's next; RUN: its next_on_match */
+} bw_step_t;
+
 typedef struct bw_code_s {
     int n;
     bw_slot_t *slots;
+    bw_step_t *steps;            /* n + 1 entries */
+    bw_skip_t *skips;            /* the steps' skip refs, in slot order */
 } bw_code_t;
 
 typedef struct bw_cc_s bw_cc_t;

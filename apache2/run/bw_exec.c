@@ -721,15 +721,12 @@ static int phase1_start(bw_tx_t *tx)
 
 /* 1 when the scan says the slot's first link matches no value: no bit of
  * its targets is set in their sources' scans (see link_skips). */
-static int scan_rules_out(bw_tx_t *tx, const bw_slot_t *s)
+static int scan_rules_out(bw_tx_t *tx, const bw_skip_t *sk, int n)
 {
     int k;
-    for (k = 0; k < s->nskip; k++) {
-        const bw_skipref_t *f = &s->skip[k];
-        const bw_hits_t *h = bw_src_hits(tx, f->src);
-        if (h->any[(size_t)f->slot * (size_t)h->nwords + (size_t)f->word] & f->mask)
+    for (k = 0; k < n; k++)
+        if (bw_src_any(tx, (int)sk[k].src)[sk[k].off] & sk[k].mask)
             return 0;
-    }
     return 1;
 }
 
@@ -740,21 +737,24 @@ int bw_tx_exec_phase(bw_tx_t *tx, int phase)
     tx->cur_phase = phase;
     i = phase == BW_PHASE_REQUEST_HEADERS ? phase1_start(tx) : 0;
     while (i < code->n) {
-        const bw_slot_t *s = &code->slots[i];
+        const bw_step_t *st = &code->steps[i];
         int rc;
         /* a DEAD slot is never reached; were it, running it is what the
          * unfolded program does */
-        if (s->kind == BW_SLOT_NOP || s->kind == BW_SLOT_APPLY) {
-            if (s->kind == BW_SLOT_APPLY)
-                apply_slot(tx, s);
-            i = s->next;
+        if (st->kind == BW_SLOT_NOP) {
+            i = st->next;
             continue;
         }
-        if (tx->removals->nelts && bw_tx_rule_removed(tx, s->cr->r)) {
+        if (st->kind == BW_SLOT_APPLY) {
+            apply_slot(tx, &code->slots[i]);
+            i = st->next;
+            continue;
+        }
+        if (tx->removals->nelts && bw_tx_rule_removed(tx, code->slots[i].cr->r)) {
             i++;
             continue;
         }
-        if (s->nskip && scan_rules_out(tx, s)) {
+        if (st->nskip && scan_rules_out(tx, &code->skips[st->skip], st->nskip)) {
             /* what evaluating it would leave: no match, MATCHED_VARS empty */
             tx->stats.rules++;
             tx->stats.rules_skipped++;
@@ -763,13 +763,13 @@ int bw_tx_exec_phase(bw_tx_t *tx, int phase)
             i++;
             continue;
         }
-        rc = run_chain(tx, s->cr);
+        rc = run_chain(tx, code->slots[i].cr);
         tx->cur_rule = NULL;
         if (tx->intercepted)
             return 1;
         if (tx->allow_level || tx->engine_mode == BW_ENGINE_OFF)
             return 0;
-        i = rc == 1 ? s->next_on_match : i + 1;
+        i = rc == 1 ? st->next : i + 1;
     }
     return 0;
 }

@@ -106,6 +106,9 @@ enum { BW_SRC_HEAD, BW_SRC_BODY, BW_SRC_RESPONSE };
 
 /* Fresh source states for tx->prog (at creation, and when the program changes). */
 void bw_src_reset(bw_tx_t *tx);
+/* The data some values are made of changed (the generations were bumped):
+ * forget the cached scans (src_any). */
+void bw_src_stale(bw_tx_t *tx);
 bw_src_state_t *bw_src_get(bw_tx_t *tx, int k);
 /* The bytes of S's raw values (present, all), computed once. */
 void bw_src_bytes(bw_tx_t *tx, bw_src_state_t *S);
@@ -219,6 +222,8 @@ struct bw_tx_s {
     int persisted;
     int cur_phase;
     struct bw_src_state_s *src;        /* per program source: its values (bw_values.c) */
+    const uint64_t **src_any;          /* per source: its scan's any[] while valid, or NULL
+                                        * (what the executor reads for most rules) */
     int data_gen;                      /* bumped when a ctl: changes what a variable yields */
     int cls_gen[3];                    /* per BW_SRC_… class: bumped when the request
                                         * body is in, when the response's headers are */
@@ -316,6 +321,13 @@ static inline const bw_hits_t *bw_src_hits(bw_tx_t *tx, int k)
 {
     bw_src_state_t *S = bw_src_at(tx, k);
     return S->hits ? S->hits : bw_src_scan(tx, S, k);
+}
+
+/* Source k's scan's union per slot (h->any). */
+static inline const uint64_t *bw_src_any(bw_tx_t *tx, int k)
+{
+    const uint64_t *a = tx->src_any[k];
+    return a ? a : (tx->src_any[k] = bw_src_hits(tx, k)->any);
 }
 
 #endif /* BW_RUN_H */

@@ -156,12 +156,17 @@ static void x_ctl(bw_tx_t *tx, const bw_rule_t *rule, const bw_action_t *a)
         tx->reqbody_processor = c->sval;
         tx->reqbody_processor_set = 1;
         tx->data_gen++;
+        bw_src_stale(tx);
         break;
     case BW_CTL_REQBODY_ACCESS: tx->reqbody_access = c->ival; break;
     case BW_CTL_RESBODY_ACCESS: tx->resbody_access = c->ival; break;
     case BW_CTL_REQBODY_LIMIT: tx->reqbody_limit = c->ival; break;
     case BW_CTL_RESBODY_LIMIT: tx->resbody_limit = c->ival; break;
-    case BW_CTL_FORCE_REQBODY_VAR: tx->force_reqbody_var = c->ival; tx->data_gen++; break;
+    case BW_CTL_FORCE_REQBODY_VAR:
+        tx->force_reqbody_var = c->ival;
+        tx->data_gen++;
+        bw_src_stale(tx);
+        break;
     case BW_CTL_AUDIT_ENGINE: tx->audit_engine = c->ival; break;
     case BW_CTL_HASH_ENGINE: tx->hash_engine = c->ival; break;
     case BW_CTL_HASH_ENFORCEMENT: tx->hash_enforcement = c->ival; break;

@@ -24,7 +24,8 @@ void bw_tx_set_stream(bw_tx_t *tx, int which, bw_str_t body)
     tx->stream[which] = body.data ? body : bw_str_n("", 0);
     tx->stream_set[which] = 1;
     tx->stream_changed[which] = 0;
-    tx->data_gen++;    /* values cached for this phase are stale */
+    tx->data_gen++;    /* values built before are stale */
+    bw_src_stale(tx);
 }
 
 /* mod_security2 2.9.7 forwards an edited response only with
@@ -61,6 +62,7 @@ void bw_tx_stream_rewrite(bw_tx_t *tx, const bw_varval_t *v, bw_str_t body)
     tx->stream[which] = body;
     tx->stream_changed[which] = 1;
     tx->data_gen++;
+    bw_src_stale(tx);
 }
 
 void bw_tx_stream_response(bw_tx_t *tx)

@@ -721,6 +721,7 @@ void bw_tx_request_body_end(bw_tx_t *tx)
         return;
     tx->reqbody_done = 1;
     tx->cls_gen[BW_SRC_BODY]++;    /* ARGS, REQUEST_BODY, XML… are made of it from now on */
+    bw_src_stale(tx);
     if (tx->reqbody_access != 1 || tx->reqbody_rejected || !tx->rb || !tx->rb->started)
         return;
     bw_tx_process_request_body(tx);
@@ -747,6 +748,7 @@ void bw_tx_finish_uploads(bw_tx_t *tx)
 void bw_tx_set_response(bw_tx_t *tx, const bw_response_t *res)
 {
     tx->cls_gen[BW_SRC_RESPONSE]++;
+    bw_src_stale(tx);
     tx->res = *res;
     if (!tx->res.headers)
         tx->res.headers = apr_array_make(tx->pool, 1, sizeof(bw_kv_t));

@@ -30,9 +30,16 @@
 
 void bw_src_reset(bw_tx_t *tx)
 {
-    tx->src = tx->prog->nsrc
-            ? apr_pcalloc(tx->pool, sizeof(bw_src_state_t) * (size_t)tx->prog->nsrc) : NULL;
+    size_t n = (size_t)tx->prog->nsrc + 1;
+    tx->src = apr_pcalloc(tx->pool, sizeof(bw_src_state_t) * n);
+    tx->src_any = apr_pcalloc(tx->pool, sizeof(const uint64_t *) * n);
     bw_tfn_cache_reset(tx);
+}
+
+void bw_src_stale(bw_tx_t *tx)
+{
+    if (tx->src_any)
+        memset(tx->src_any, 0, sizeof(const uint64_t *) * (size_t)tx->prog->nsrc);
 }
 
 /* The class of the data a variable's values come from (bw_var.h). */
