@@ -126,6 +126,12 @@ static inline const bw_str_t *bw_src_tv(bw_tx_t *tx, bw_src_state_t *S, int node
 /* The scan of source k by its plan (once while its values are the same). */
 const bw_hits_t *bw_src_scan(bw_tx_t *tx, bw_src_state_t *S, int k);
 
+/* Scratch of one scan, reused by the next (bw_values.c). */
+typedef struct bw_scan_arena_s {
+    char *base;
+    size_t used, cap;
+} bw_scan_arena_t;
+
 /* ---- transactions ----------------------------------------------------- */
 
 typedef struct bw_removal_s {
@@ -212,6 +218,7 @@ struct bw_tx_s {
     apr_array_header_t *vals_tmp;      /* bw_varval_t, building a source */
     apr_array_header_t *macro_vals;    /* bw_varval_t, a macro part's values (made when needed) */
     bw_matcher_buf_t scanbuf;          /* joined values of a scan (bw_values.c) */
+    bw_scan_arena_t scan_arena;        /* a scan's own arrays (bw_values.c) */
     pcre2_match_data *md;
     pcre2_match_context *mctx;
     apr_pool_t *scratch;
@@ -224,7 +231,7 @@ struct bw_tx_s {
     struct bw_src_state_s *src;        /* per program source: its values (bw_values.c) */
     const uint64_t **src_any;          /* per source: its scan's any[] while valid, or NULL
                                         * (what the executor reads for most rules) */
-    int data_gen;                      /* bumped when a ctl: changes what a variable yields */
+    int data_gen;                      /* bumped when a stream variable is set or rewritten */
     int cls_gen[3];                    /* per BW_SRC_… class: bumped when the request
                                         * body is in, when the response's headers are */
     bw_tx_stats_t stats;

@@ -152,10 +152,12 @@ static void x_ctl(bw_tx_t *tx, const bw_rule_t *rule, const bw_action_t *a)
     case BW_CTL_REMOVE_ID: case BW_CTL_REMOVE_TARGET_ID: add_removal(tx, 0, c); break;
     case BW_CTL_REMOVE_TAG: case BW_CTL_REMOVE_TARGET_TAG: add_removal(tx, 1, c); break;
     case BW_CTL_REMOVE_MSG: case BW_CTL_REMOVE_TARGET_MSG: add_removal(tx, 2, c); break;
+    /* what the body's variables yield changes; those of the request line
+     * and headers do not */
     case BW_CTL_REQBODY_PROCESSOR:
         tx->reqbody_processor = c->sval;
         tx->reqbody_processor_set = 1;
-        tx->data_gen++;
+        tx->cls_gen[BW_SRC_BODY]++;
         bw_src_stale(tx);
         break;
     case BW_CTL_REQBODY_ACCESS: tx->reqbody_access = c->ival; break;
@@ -164,7 +166,7 @@ static void x_ctl(bw_tx_t *tx, const bw_rule_t *rule, const bw_action_t *a)
     case BW_CTL_RESBODY_LIMIT: tx->resbody_limit = c->ival; break;
     case BW_CTL_FORCE_REQBODY_VAR:
         tx->force_reqbody_var = c->ival;
-        tx->data_gen++;
+        tx->cls_gen[BW_SRC_BODY]++;
         bw_src_stale(tx);
         break;
     case BW_CTL_AUDIT_ENGINE: tx->audit_engine = c->ival; break;

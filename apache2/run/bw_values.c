@@ -164,6 +164,26 @@ const bw_str_t *bw_src_tv_make(bw_tx_t *tx, bw_src_state_t *S, int node)
     return S->tv[l];
 }
 
+/* Scratch for one scan (the arrays a scan needs only while it runs): a
+ * block the transaction keeps, taken from the front at each scan; a scan
+ * that needs more gets a larger block (what it took before stays valid). */
+static void *take(bw_tx_t *tx, size_t n)
+{
+    bw_scan_arena_t *a = &tx->scan_arena;
+    void *p;
+    n = (n + 15) & ~(size_t)15;
+    if (a->used + n > a->cap) {
+        a->cap = a->cap * 2 > n * 2 ? a->cap * 2 : n * 2;
+        if (a->cap < 4096)
+            a->cap = 4096;
+        a->base = apr_palloc(tx->pool, a->cap);
+        a->used = 0;
+    }
+    p = a->base + a->used;
+    a->used += n;
+    return p;
+}
+
 /* Values are deduplicated and scanned in chunks of this many: the
  * scratch a chunk needs stays small whatever the body, and a chunk's
  * strings are still enough to pay for a joined scan. */
@@ -206,7 +226,7 @@ typedef struct {
 /* Group the slots the source needs (need[s] != 0) by the array their
  * chain made; returns the number of groups, with group_of[s] the group of
  * slot s (-1: not needed). */
-static int group_slots(apr_pool_t *p, const bw_plan_t *pl, const unsigned char *need,
+static int group_slots(bw_tx_t *tx, const bw_plan_t *pl, const unsigned char *need,
                        const uint64_t *gate, const bw_str_t *const *tv, sgroup_t *g, int *group_of)
 {
     int ns = pl->nslots, nw = pl->nwords, ng = 0, s, k, w;
@@ -221,14 +241,20 @@ static int group_slots(apr_pool_t *p, const bw_plan_t *pl, const unsigned char *
         if (k == ng) {
             memset(&g[ng], 0, sizeof(g[ng]));
             g[ng].rep = s;
-            g[ng].tmask = apr_pcalloc(p, sizeof(uint64_t) * (size_t)nw);
             ng++;
         }
         group_of[s] = k;
         g[k].need |= need[s];
-        for (w = 0; w < 4; w++)
-            g[k].gate[w] |= gate[4 * (size_t)s + (size_t)w];
-        g[k].tmask[b / 64] |= (uint64_t)1 << (b % 64);
+        if (need[s] & (1u << BW_PM_GATED))
+            for (w = 0; w < 4; w++)
+                g[k].gate[w] |= gate[4 * (size_t)s + (size_t)w];
+        if (need[s] & (1u << BW_PM_TRIGGERED)) {
+            if (!g[k].tmask) {
+                g[k].tmask = take(tx, sizeof(uint64_t) * (size_t)nw);
+                memset(g[k].tmask, 0, sizeof(uint64_t) * (size_t)nw);
+            }
+            g[k].tmask[b / 64] |= (uint64_t)1 << (b % 64);
+        }
     }
     return ng;
 }
@@ -260,7 +286,7 @@ static int triggered(const scan_t *sc, int di)
     if (!d->hits && !sc->all_triggers)
         return 0;
     for (q = 0; q < sc->ng; q++) {
-        if (sc->grow[q][d->value - sc->first] != di)
+        if (sc->grow[q][d->value - sc->first] != di || !sc->g[q].tmask)
             continue;
         for (w = 0; w < sc->nw; w++)
             if (((d->hits ? d->hits[w] : 0) | sc->pl->all[w]) & sc->g[q].tmask[w])
@@ -387,15 +413,16 @@ const bw_hits_t *bw_src_scan(bw_tx_t *tx, bw_src_state_t *S, int k)
         return S->hits = h;
     }
     present_of(tx, S);
-    tv = apr_palloc(tx->pool, sizeof(*tv) * (size_t)ns);
-    tps = apr_palloc(tx->pool, sizeof(*tps) * (size_t)ns);
+    tx->scan_arena.used = 0;
+    tv = take(tx, sizeof(*tv) * (size_t)ns);
+    tps = take(tx, sizeof(*tps) * (size_t)ns);
     for (s = 0; s < ns; s++) {
         if (!need[s])   /* a slot of rules of other sources that share the plan */
             continue;
         tv[s] = bw_src_tv(tx, S, nodes[s]);
         tps[s] = nodes[s] < 0 ? S->present : bw_src_tps(S, nodes[s]);
     }
-    g = apr_palloc(tx->pool, sizeof(*g) * (size_t)(ns + 1));
+    g = take(tx, sizeof(*g) * (size_t)(ns + 1));
     group_of = apr_palloc(tx->pool, sizeof(int) * (size_t)(ns + 1));
     h = apr_pcalloc(tx->pool, sizeof(*h));
     h->nwords = nw;
@@ -409,17 +436,17 @@ const bw_hits_t *bw_src_scan(bw_tx_t *tx, bw_src_state_t *S, int k)
     sc.pl = pl;
     sc.nw = nw;
     sc.g = g;
-    sc.ng = group_slots(tx->pool, pl, need, tx->prog->src_slot_gate[k],
+    sc.ng = group_slots(tx, pl, need, tx->prog->src_slot_gate[k],
                         (const bw_str_t *const *)tv, g, group_of);
     for (w = 0; w < nw; w++)
         sc.all_triggers |= (pl->all[w] & pl->trigger_mask[w]) != 0;
     chunk = n < SCAN_CHUNK ? n : SCAN_CHUNK;
-    sc.grow = apr_palloc(tx->pool, sizeof(int *) * (size_t)sc.ng);
+    sc.grow = take(tx, sizeof(int *) * (size_t)sc.ng);
     for (q = 0; q < sc.ng; q++)
-        sc.grow[q] = apr_palloc(tx->pool, sizeof(int) * (size_t)(chunk + 1));
-    sc.d = apr_palloc(tx->pool, sizeof(dstr_t) * (size_t)(chunk * sc.ng + 1));
-    sc.vs = apr_palloc(tx->pool, sizeof(bw_str_t) * (size_t)(chunk * sc.ng + 1));
-    sc.ids = apr_palloc(tx->pool, sizeof(int) * (size_t)(chunk * sc.ng + 1));
+        sc.grow[q] = take(tx, sizeof(int) * (size_t)(chunk + 1));
+    sc.d = take(tx, sizeof(dstr_t) * (size_t)(chunk * sc.ng + 1));
+    sc.vs = take(tx, sizeof(bw_str_t) * (size_t)(chunk * sc.ng + 1));
+    sc.ids = take(tx, sizeof(int) * (size_t)(chunk * sc.ng + 1));
     for (first = 0; first < n; first += chunk) {
         int end = first + chunk < n ? first + chunk : n;
         scan_chunk(&sc, (const bw_str_t *const *)tv, (const bw_byteset_t *const *)tps, first, end);
