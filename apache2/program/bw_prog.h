@@ -62,6 +62,7 @@ typedef struct bw_plan_s {
     uint64_t *all;                 /* bits every string hits: regexes that
                                     * match anything (exact) or that no
                                     * matcher could take (maybe) */
+    int all_triggers;              /* some of them are trigger bits */
     apr_hash_t *members;           /* rule -> bit and slot */
 } bw_plan_t;
 
@@ -219,6 +220,8 @@ struct bw_program_s {
      * this one needs */
     unsigned char **src_slot_need;
     uint64_t **src_slot_gate;
+    int **src_slots;                 /* per source: the slots it needs (need != 0) */
+    int *src_nslots;
     /* folded (bw_fold.c): phase 1 starts at phase1_start with TX loaded
      * from tx_image (and MATCHED_VAR from start_mv's) */
     int phase1_start;

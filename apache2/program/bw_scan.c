@@ -304,6 +304,8 @@ static void plan_compile(apr_pool_t *p, bw_plan_t *pl, const char *dir, apr_arra
             pl->all[w] |= (al[w] | un[w]) & own;
         }
     }
+    for (w = 0; w < pl->nwords; w++)
+        pl->all_triggers |= (pl->all[w] & pl->trigger_mask[w]) != 0;
 }
 
 /* ---- a program's plans --------------------------------------------------------- */
@@ -431,6 +433,8 @@ static void source_needs(bw_program_t *prog, apr_array_header_t **by)
     int k, i, n;
     prog->src_slot_need = apr_pcalloc(prog->pool, sizeof(unsigned char *) * (size_t)(prog->nsrc + 1));
     prog->src_slot_gate = apr_pcalloc(prog->pool, sizeof(uint64_t *) * (size_t)(prog->nsrc + 1));
+    prog->src_slots = apr_pcalloc(prog->pool, sizeof(int *) * (size_t)(prog->nsrc + 1));
+    prog->src_nslots = apr_pcalloc(prog->pool, sizeof(int) * (size_t)(prog->nsrc + 1));
     for (k = 0; k < prog->nsrc; k++) {
         const bw_plan_t *pl;
         if (prog->src_plan[k] < 0)
@@ -447,6 +451,10 @@ static void source_needs(bw_program_t *prog, apr_array_header_t **by)
                 if (bw_plan_member_prefix(pl, r, n, &bit, &slot))
                     need_bit(prog, k, pl, bit, slot);
         }
+        prog->src_slots[k] = apr_palloc(prog->pool, sizeof(int) * (size_t)(pl->nslots + 1));
+        for (i = 0; i < pl->nslots; i++)
+            if (prog->src_slot_need[k][i])
+                prog->src_slots[k][prog->src_nslots[k]++] = i;
     }
 }
 

@@ -122,8 +122,10 @@ static int run_op(bw_tx_t *tx, const bw_rule_t *r, const bw_op_t *op, const bw_v
     run->xml_doc = tx->body_res.xml_doc;
     run->spawn = &tx->spawn;
     run->ncaptures = -1;
-    /* only the last link's message is logged (perform_disruptive) */
-    run->no_msg = r->chain_head->log == 0 || r->chain_next != NULL;
+    /* only the last link's message is logged (perform_disruptive); a
+     * negated operator's own message never is (its match is the rule's
+     * non-match, and a non-match gets the message built below) */
+    run->no_msg = r->chain_head->log == 0 || r->chain_next != NULL || r->op_negated;
     run->geo = tx->cfg->geo;
     run->gsb = tx->cfg->gsb;
     if (tx->hash_enforcement) {
@@ -155,7 +157,7 @@ static int run_op(bw_tx_t *tx, const bw_rule_t *r, const bw_op_t *op, const bw_v
     if (r->op_negated) {
         if (rc)
             return 0;
-        if (run->no_msg)
+        if (r->chain_head->log == 0 || r->chain_next != NULL)
             return 1;
         run->var_name = v->var ? bw_varval_name(tx->pool, v) : "";
         run->msg = apr_psprintf(tx->pool, "Match of \"%s %s\" against \"%s\" required.",

@@ -226,15 +226,17 @@ typedef struct {
 /* Group the slots the source needs (need[s] != 0) by the array their
  * chain made; returns the number of groups, with group_of[s] the group of
  * slot s (-1: not needed). */
-static int group_slots(bw_tx_t *tx, const bw_plan_t *pl, const unsigned char *need,
-                       const uint64_t *gate, const bw_str_t *const *tv, sgroup_t *g, int *group_of)
+static int group_slots(bw_tx_t *tx, const bw_plan_t *pl, const int *slots, int nsl,
+                       const unsigned char *need, const uint64_t *gate, const bw_str_t *const *tv,
+                       sgroup_t *g, int *group_of)
 {
-    int ns = pl->nslots, nw = pl->nwords, ng = 0, s, k, w;
-    for (s = 0; s < ns; s++) {
-        int b = pl->trigger_base + s;
-        group_of[s] = -1;
-        if (!need[s])
-            continue;
+    int nw = pl->nwords, ng = 0, s, k, w, j;
+    for (j = 0; j < pl->nslots; j++)
+        group_of[j] = -1;
+    for (j = 0; j < nsl; j++) {
+        int b;
+        s = slots[j];
+        b = pl->trigger_base + s;
         for (k = 0; k < ng; k++)
             if (tv[g[k].rep] == tv[s])
                 break;
@@ -359,10 +361,10 @@ static void scan_chunk(scan_t *sc, const bw_str_t *const *tv, const bw_byteset_t
 
 /* After a chunk: the rows of its values that hit, the union per slot. */
 static void chunk_rows(scan_t *sc, bw_hits_t *h, const uint64_t ***vrow, const int *group_of,
-                       int ns)
+                       const int *slots, int nsl)
 {
     const bw_plan_t *pl = sc->pl;
-    int i, q, w, s;
+    int i, q, w, s, j;
     for (i = 0; i < sc->nd; i++) {
         dstr_t *d = &sc->d[i];
         uint64_t or = 0;
@@ -381,10 +383,12 @@ static void chunk_rows(scan_t *sc, bw_hits_t *h, const uint64_t ***vrow, const i
         for (q = 0; q < sc->ng; q++)
             if (sc->grow[q][d->value - sc->first] == i)
                 vrow[d->value][q] = d->hits;
-        for (s = 0; s < ns; s++)
-            if (group_of[s] >= 0 && sc->grow[group_of[s]][d->value - sc->first] == i)
+        for (j = 0; j < nsl; j++) {
+            s = slots[j];
+            if (sc->grow[group_of[s]][d->value - sc->first] == i)
                 for (w = 0; w < sc->nw; w++)
                     h->any[(size_t)s * (size_t)sc->nw + (size_t)w] |= d->hits[w];
+        }
     }
 }
 
@@ -394,7 +398,9 @@ const bw_hits_t *bw_src_scan(bw_tx_t *tx, bw_src_state_t *S, int k)
     const bw_plan_t *pl = ((const bw_plan_t **)tx->prog->plans->elts)[pi];
     const int *nodes = tx->prog->plan_nodes[pi];
     const unsigned char *need = tx->prog->src_slot_need[k];
-    int ns = pl->nslots, nw = pl->nwords, n = S->n, s, q, w, first, chunk;
+    const int *slots = tx->prog->src_slots[k];
+    int nsl = tx->prog->src_nslots[k], ns = pl->nslots, nw = pl->nwords, n = S->n, s, q, w, j;
+    int first, chunk;
     const bw_str_t **tv;
     const bw_byteset_t **tps;
     const uint64_t ***vrow;
@@ -416,9 +422,10 @@ const bw_hits_t *bw_src_scan(bw_tx_t *tx, bw_src_state_t *S, int k)
     tx->scan_arena.used = 0;
     tv = take(tx, sizeof(*tv) * (size_t)ns);
     tps = take(tx, sizeof(*tps) * (size_t)ns);
-    for (s = 0; s < ns; s++) {
-        if (!need[s])   /* a slot of rules of other sources that share the plan */
-            continue;
+    /* only the slots of this source's rules (the plan may be shared with
+     * sources that have more) */
+    for (j = 0; j < nsl; j++) {
+        s = slots[j];
         tv[s] = bw_src_tv(tx, S, nodes[s]);
         tps[s] = nodes[s] < 0 ? S->present : bw_src_tps(S, nodes[s]);
     }
@@ -436,10 +443,9 @@ const bw_hits_t *bw_src_scan(bw_tx_t *tx, bw_src_state_t *S, int k)
     sc.pl = pl;
     sc.nw = nw;
     sc.g = g;
-    sc.ng = group_slots(tx, pl, need, tx->prog->src_slot_gate[k],
+    sc.ng = group_slots(tx, pl, slots, nsl, need, tx->prog->src_slot_gate[k],
                         (const bw_str_t *const *)tv, g, group_of);
-    for (w = 0; w < nw; w++)
-        sc.all_triggers |= (pl->all[w] & pl->trigger_mask[w]) != 0;
+    sc.all_triggers = pl->all_triggers;
     chunk = n < SCAN_CHUNK ? n : SCAN_CHUNK;
     sc.grow = take(tx, sizeof(int *) * (size_t)sc.ng);
     for (q = 0; q < sc.ng; q++)
@@ -450,15 +456,14 @@ const bw_hits_t *bw_src_scan(bw_tx_t *tx, bw_src_state_t *S, int k)
     for (first = 0; first < n; first += chunk) {
         int end = first + chunk < n ? first + chunk : n;
         scan_chunk(&sc, (const bw_str_t *const *)tv, (const bw_byteset_t *const *)tps, first, end);
-        chunk_rows(&sc, h, vrow, group_of, ns);
+        chunk_rows(&sc, h, vrow, group_of, slots, nsl);
     }
     h->inexact = sc.inexact;
     tx->stats.scan_calls = tx->scanbuf.calls;
     /* the bits every string hits, in every slot that has a string */
-    if (n)
-        for (s = 0; s < ns; s++)
-            for (w = 0; w < nw; w++)
-                h->any[(size_t)s * (size_t)nw + (size_t)w] |= pl->all[w];
+    for (j = 0; j < nsl; j++)
+        for (w = 0; w < nw; w++)
+            h->any[(size_t)slots[j] * (size_t)nw + (size_t)w] |= pl->all[w];
     S->hits = h;
     return h;
 }
