@@ -172,8 +172,11 @@ static void publish(cc_t *cc)
 
 const char *bw_program_compile(bw_program_t *prog)
 {
+    static const char *const names[10] = { "0", "1", "2", "3", "4", "5", "6", "7", "8", "9" };
     cc_t *cc = apr_pcalloc(prog->pool, sizeof(*cc));
     int ph;
+    for (ph = 0; ph < 10; ph++)
+        prog->capture_keys[ph] = bw_key_make(bw_str_make(names[ph]));
     cc->prog = prog;
     cc->p = prog->pool;
     cc->crules = apr_hash_make(cc->p);
@@ -353,6 +356,8 @@ void bw_program_link_scan(bw_program_t *prog)
         c->tscan = ts;
         if (any && !c->r->op_negated)
             c->flags |= BW_CR_SCAN;
+        else if (any && !c->r->multi_match)
+            c->flags |= BW_CR_SCAN_NOT;
         /* an operator that needs a byte skips values without one (a
          * negated one would match them); part of the scan */
         if (!(prog->flags & BW_PROG_NO_SCAN) && c->r->kind == BW_RULE_SECRULE && !c->r->op_negated && !c->r->op_macro

@@ -85,6 +85,8 @@ typedef struct bw_crule_s bw_crule_t;
 
 #define BW_CR_EXCL      0x02   /* the rule has !exclusion targets */
 #define BW_CR_SCAN      0x04   /* values can be skipped by the scan (per target: tscan) */
+#define BW_CR_SCAN_NOT  0x08   /* a negated operator the scan decides where its hit is
+                                * exact (the operator matches: the rule does not) */
 
 /* A target's place in its source's plan. */
 typedef struct bw_tscan_s {
@@ -228,6 +230,7 @@ struct bw_program_s {
     const bw_coll_image_t *tx_image;
     const bw_slot_t *start_mv;
     int folded, dead;            /* decided and unreachable slots, all phases */
+    bw_key_t capture_keys[10];   /* TX:0 .. TX:9, hashed once (captures are set often) */
 };
 
 /* Compile prog's phases (after the rule lists are final). */

@@ -358,12 +358,15 @@ const char *bw_tx_matched_var_name(bw_tx_t *tx)
     return tx->matched_var_name;
 }
 
+/* TX:0.. from the operator's captures: the names are the program's, the
+ * captured strings the transaction's (operators make them in its pool),
+ * and neither is ever written: both kept as they are. */
 static void set_captures(bw_tx_t *tx, const bw_op_run_t *run)
 {
     int i;
-    static const char *const names[10] = { "0", "1", "2", "3", "4", "5", "6", "7", "8", "9" };
     for (i = 0; i < run->ncaptures && i < 10; i++)
-        bw_coll_set(tx->pool, tx->tx_coll, bw_str_make(names[i]), run->captures[i]);
+        bw_coll_put(tx->pool, tx->tx_coll, &tx->prog->capture_keys[i], run->captures[i],
+                    BW_COLL_KEEP_NAME | BW_COLL_KEEP_VALUE);
 }
 
 static void run_actions(bw_tx_t *tx, const bw_rule_t *r)
@@ -538,6 +541,13 @@ static int gate_may_hit(bw_tx_t *tx, const bw_crule_t *c, bw_src_state_t *S)
     return 0;
 }
 
+/* A value a ^ or $ regex may have hit at a newline or separator byte
+ * inside its string (bw_matcher_line): its scan bit is not exact. */
+static int line_unsure(const bw_tscan_t *ts, const bw_byteset_t *ps, int i)
+{
+    return ts->line && (bw_byteset_has(&ps[i], '\n') || bw_byteset_has(&ps[i], BW_MATCHER_SEP));
+}
+
 /* The values of a source through the link: only those whose bit is set in
  * the scan of the string the link's chain made of them, when the link can
  * use its source's scan. */
@@ -563,11 +573,31 @@ static int source_values(bw_tx_t *tx, ev_t *e, const bw_target_t *t, int ti)
                 continue;
             if (t->selector_re && bw_regex_match(t->selector_re, S->vals[i].key, tx->md) <= 0)
                 continue;
-            /* a ^ or $ regex may have matched at a newline or separator
-             * byte inside the string (bw_matcher_line) */
-            if (try_value(tx, e, &S->vals[i], tv[i], 1,
-                          exact && !(ts->line && (bw_byteset_has(&ps[i], '\n')
-                                                  || bw_byteset_has(&ps[i], BW_MATCHER_SEP)))))
+            if (try_value(tx, e, &S->vals[i], tv[i], 1, exact && !line_unsure(ts, ps, i)))
+                return 1;
+        }
+        return 0;
+    }
+    if ((c->flags & BW_CR_SCAN_NOT) && ts->bit >= 0) {
+        /* a negated operator: an exact hit is the operator's match, so
+         * the rule's non-match, without running it (CRS's "the value is
+         * well formed" checks: !@rx on REQUEST_LINE, Accept...); any
+         * other value runs it as usual */
+        const bw_hits_t *h = bw_src_scan(tx, S, c->tsrc[ti]);
+        int exact = ts->exact && !h->inexact;
+        tv = bw_src_tv(tx, S, c->node);
+        ps = c->node < 0 ? S->present : bw_src_tps(S, c->node);
+        for (i = 0; i < S->n; i++) {
+            if (t->selector_re && bw_regex_match(t->selector_re, S->vals[i].key, tx->md) <= 0)
+                continue;
+            if (exact && bw_hits_has(h, i, ts->slot, ts->bit) && !line_unsure(ts, ps, i)
+                && !excluded(tx, e, &S->vals[i])) {
+                e->looked++;
+                continue;
+            }
+            e->S = S;
+            e->si = i;
+            if (try_value(tx, e, &S->vals[i], tv[i], 0, 0))
                 return 1;
         }
         return 0;
