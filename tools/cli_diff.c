@@ -4,7 +4,7 @@
  * programs built from the same rules, the optimised one and one built
  * without folding (--no-fold) or without the multi-pattern scan
  * (--no-scan), in one process. Phases 1 and 2 with the request, phases 3
- * and 4 with a fixed 200 text/html response, phase 5. Compared per
+ * and 4 with a fixed 200 text/html response (bw_cli_respond), phase 5. Compared per
  * request: the matched rule ids in order (with their phase), the final TX
  * collection (names and values, in order), the disposition (action,
  * status, rule). Prints each difference and, last,
@@ -41,25 +41,6 @@ static int run_phase(bw_tx_t *tx, int ph, bw_intervention_t *out)
     return out->disposition != BW_DISP_NONE;
 }
 
-/* The response the later phases see: small, fixed, text/html. */
-static void respond(apr_pool_t *p, bw_tx_t *tx)
-{
-    static const char body[] = "<html><body>ok</body></html>\n";
-    bw_response_t res;
-    bw_kv_t *kv;
-    memset(&res, 0, sizeof(res));
-    res.status = 200;
-    res.protocol = bw_str_make("HTTP/1.1");
-    res.status_line = bw_str_make("200 OK");
-    res.headers = apr_array_make(p, 2, sizeof(bw_kv_t));
-    kv = apr_array_push(res.headers);
-    kv->name = bw_str_make("Content-Type");
-    kv->value = bw_str_make("text/html");
-    bw_tx_set_response(tx, &res);
-    if (bw_tx_wants_response_body(tx, "text/html"))
-        bw_tx_response_body_append(tx, body, sizeof(body) - 1);
-}
-
 static void run_request(apr_pool_t *p, const bw_program_t *prog, const bw_cli_request_t *rq,
                         outcome_t *o)
 {
@@ -77,7 +58,7 @@ static void run_request(apr_pool_t *p, const bw_program_t *prog, const bw_cli_re
             bw_tx_request_body_append(tx, rq->body.data, rq->body.len);
         bw_tx_request_body_end(tx);
         if (!run_phase(tx, BW_PHASE_REQUEST_BODY, &iv)) {
-            respond(p, tx);
+            bw_cli_respond(p, tx);
             if (!run_phase(tx, BW_PHASE_RESPONSE_HEADERS, &iv))
                 run_phase(tx, BW_PHASE_RESPONSE_BODY, &iv);
         }

@@ -416,3 +416,28 @@ const char *bw_cli_parse_request(apr_pool_t *p, bw_str_t raw, bw_cli_request_t *
     out->req.unique_id = bw_str_make("bulwark-eval");
     return NULL;
 }
+
+void bw_cli_respond(apr_pool_t *p, bw_tx_t *tx)
+{
+    static const char body[] = "<!DOCTYPE html><html><body><p>perf ok</p></body></html>\n";
+    static const char *const fields[][2] = {
+        { "Content-Type", "text/html; charset=utf-8" },
+        { "Content-Length", "58" },
+        { "Cache-Control", "no-store" },
+    };
+    bw_response_t res;
+    size_t i;
+    memset(&res, 0, sizeof(res));
+    res.status = 200;
+    res.protocol = bw_str_make("HTTP/1.1");
+    res.status_line = bw_str_make("200 OK");
+    res.headers = apr_array_make(p, 3, sizeof(bw_kv_t));
+    for (i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
+        bw_kv_t *kv = apr_array_push(res.headers);
+        kv->name = bw_str_make(fields[i][0]);
+        kv->value = bw_str_make(fields[i][1]);
+    }
+    bw_tx_set_response(tx, &res);
+    if (bw_tx_wants_response_body(tx, "text/html; charset=utf-8"))
+        bw_tx_response_body_append(tx, body, sizeof(body) - 1);
+}
