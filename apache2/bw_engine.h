@@ -41,8 +41,12 @@ typedef struct bw_program_s bw_program_t;
 typedef struct bw_tx_s bw_tx_t;
 typedef struct bw_rule_s bw_rule_t;
 
-/* Once per process, before any thread uses the engine. */
-void bw_engine_init(void);
+/* Once per load of the engine, before any thread uses it. life is the
+ * pool the engine's code lives as long as (Apache: pconf, at whose
+ * clearing a restart unloads the module and its static data): the
+ * process-wide state the engine keeps (the scan's scratch) is freed with
+ * it, not left behind by every reload. */
+void bw_engine_init(apr_pool_t *life);
 
 /* ---- settings ---------------------------------------------------------- */
 

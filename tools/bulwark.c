@@ -43,7 +43,7 @@ int main(int argc, const char *const *argv)
     }
     atexit(apr_terminate);
     apr_pool_create(&pool, NULL);
-    bw_engine_init();
+    bw_engine_init(pool);
     if (argc < 2) {
         usage(stderr);
         return 2;

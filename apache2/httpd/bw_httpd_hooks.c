@@ -364,7 +364,7 @@ static int log_transaction(request_rec *r)
 static int post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp, server_rec *s)
 {
     server_rec *sv;
-    bw_engine_init();
+    bw_engine_init(pconf);
     for (sv = s; sv; sv = sv->next) {
         const bw_httpd_dircfg_t *d = ap_get_module_config(sv->lookup_defaults, &bulwark_module);
         char *err = NULL;

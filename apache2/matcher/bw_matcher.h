@@ -119,6 +119,12 @@ typedef void (*bw_matcher_hit_fn)(void *ctx, int i, const uint64_t *bits);
 int bw_matcher_scan_many(const bw_matcher_t *m, const bw_str_t *values, int n, apr_pool_t *pool,
                          bw_matcher_buf_t *buf, bw_matcher_hit_fn hit, void *ctx);
 
+/* Free the process-wide scan state (the scratch prototype, the calling
+ * thread's scratch, the thread key): before the code that owns it goes
+ * (Apache unloads the module at each restart; the static pointers to that
+ * state go with it). Scanning afterwards starts that state afresh. */
+void bw_matcher_release(void);
+
 /* What the build uses ("vectorscan 5.4.9" / "literal prefilter") and how the
  * bits of m came out. */
 const char *bw_matcher_engine(void);

@@ -102,3 +102,7 @@ const char *bw_matcher_engine(void)
 {
     return "literal prefilter";
 }
+
+void bw_matcher_release(void)
+{
+}

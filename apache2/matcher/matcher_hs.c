@@ -99,7 +99,7 @@ static pthread_mutex_t proto_lock = PTHREAD_MUTEX_INITIALIZER;
 static hs_scratch_t *proto;
 static unsigned proto_gen;
 static pthread_key_t tls_key;
-static pthread_once_t tls_once = PTHREAD_ONCE_INIT;
+static int tls_made;            /* tls_key exists (under proto_lock) */
 
 typedef struct {
     hs_scratch_t *scratch;
@@ -114,10 +114,6 @@ static void tls_free(void *p)
     free(t);
 }
 
-static void tls_init(void)
-{
-    pthread_key_create(&tls_key, tls_free);
-}
 
 /* Grow the prototype for db (start-up, or a context's first request). */
 static int proto_grow(hs_database_t *db)
@@ -131,11 +127,37 @@ static int proto_grow(hs_database_t *db)
     return rc == HS_SUCCESS;
 }
 
+void bw_matcher_release(void)
+{
+    pthread_mutex_lock(&proto_lock);
+    if (proto)
+        hs_free_scratch(proto);
+    proto = NULL;
+    proto_gen++;
+    if (tls_made) {
+        /* other threads have ended (the last pool of the code going);
+         * this one's copy is freed here, the key with it */
+        tls_scratch_t *t = pthread_getspecific(tls_key);
+        if (t)
+            tls_free(t);
+        pthread_key_delete(tls_key);
+        tls_made = 0;
+    }
+    pthread_mutex_unlock(&proto_lock);
+}
+
 static hs_scratch_t *thread_scratch(void)
 {
     tls_scratch_t *t;
     unsigned gen;
-    pthread_once(&tls_once, tls_init);
+    if (!__atomic_load_n(&tls_made, __ATOMIC_ACQUIRE)) {
+        pthread_mutex_lock(&proto_lock);
+        if (!tls_made && pthread_key_create(&tls_key, tls_free) == 0)
+            __atomic_store_n(&tls_made, 1, __ATOMIC_RELEASE);
+        pthread_mutex_unlock(&proto_lock);
+        if (!tls_made)
+            return NULL;
+    }
     t = pthread_getspecific(tls_key);
     if (!t) {
         t = calloc(1, sizeof(*t));

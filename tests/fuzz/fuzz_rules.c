@@ -55,7 +55,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     (void)argv;
     apr_initialize();
     apr_pool_create(&root, NULL);
-    bw_engine_init();
+    bw_engine_init(root);
     fd = mkstemp(path);
     if (fd < 0) {
         perror("fuzz_rules: mkstemp in the current directory");

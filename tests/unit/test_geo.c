@@ -411,8 +411,8 @@ int main(void)
     int failed;
 
     apr_initialize();
-    bw_engine_init();
     apr_pool_create(&g_root, NULL);
+    bw_engine_init(g_root);
     g_pool = g_root;
     make_dbs();
     if (g_make_error)

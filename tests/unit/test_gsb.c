@@ -296,8 +296,8 @@ int main(void)
     char *dir;
 
     apr_initialize();
-    bw_engine_init();
     apr_pool_create(&g_root, NULL);
+    bw_engine_init(g_root);
     g_pool = g_root;
     dir = apr_pstrcat(g_root, getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", "/bw_test_gsb_XXXXXX", NULL);
     g_dir = mkdtemp(dir);
