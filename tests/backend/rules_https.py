@@ -26,6 +26,10 @@ import sys
 import threading
 import time
 
+sys.dont_write_bytecode = True  # keep the source tree clean
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "harness"))
+from bwharness import make_test_ca  # noqa: E402
+
 KEY = "secret"
 
 RULES = """# served by tests/backend/rules_https.py
@@ -37,24 +41,6 @@ SecRule ARGS:remote "@streq 2" \\
 BAD = """# served by tests/backend/rules_https.py
 SecRule ARGS:remote "@nosuchoperator 1" "id:106303,phase:2,deny"
 """
-
-
-def make_certs(d):
-    """A CA and a localhost certificate it signs, made with openssl."""
-    def ossl(*args):
-        subprocess.run(["openssl"] + list(args), cwd=d, check=True,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    ossl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
-         "-subj", "/CN=Bulwark test CA", "-keyout", "ca.key", "-out", "ca.pem",
-         "-addext", "basicConstraints=critical,CA:TRUE",
-         "-addext", "keyUsage=critical,keyCertSign,cRLSign")
-    ossl("req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=localhost",
-         "-keyout", "server.key", "-out", "server.csr")
-    with open(os.path.join(d, "ext.cnf"), "w") as f:
-        f.write("subjectAltName=DNS:localhost,IP:127.0.0.1\n"
-                "extendedKeyUsage=serverAuth\n")
-    ossl("x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key",
-         "-CAcreateserial", "-days", "2", "-extfile", "ext.cnf", "-out", "server.pem")
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
@@ -94,7 +80,7 @@ class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
 def main():
     d = os.path.abspath(sys.argv[1])
     os.makedirs(d, exist_ok=True)
-    make_certs(d)
+    make_test_ca(d)
     Handler.log_path = os.path.join(d, "requests.log")
     srv = Server(("127.0.0.1", 0), Handler)
     ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)

@@ -214,13 +214,15 @@ def chown_for_workers(work):
         os.chown(root, uid, gid)
 
 
-def ftw_config(work, error_log, port):
+def ftw_config(work, ap):
     path = os.path.join(work, "ftw.yaml")
     with open(path, "w") as f:
-        f.write("logfile: '%s'\nlogmarkerheadername: X-CRS-Test\n"
-                "testoverride:\n  input:\n    dest_addr: 127.0.0.1\n    port: %d\n"
-                % (error_log, port))
+        f.write(hz.ftw_config_text(ap.error_log, ap))
     return path
+
+
+# go-ftw's environment for the Apache of this run (hz.ftw_env: the TLS CA).
+FTW_ENV = dict(os.environ)
 
 
 def run_ftw(ftw, cfg_path, paths, exclude, include, work, attempt, timeout):
@@ -238,7 +240,7 @@ def run_ftw(ftw, cfg_path, paths, exclude, include, work, attempt, timeout):
     with open(out_path, "w") as out, open(err_path, "w") as err:
         try:
             rc = subprocess.call(cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
-                                 timeout=timeout, cwd=work)
+                                 timeout=timeout, cwd=work, env=FTW_ENV)
         except subprocess.TimeoutExpired:
             raise Broken("go-ftw did not finish within %ds" % timeout)
     with open(err_path, errors="replace") as f:
@@ -268,11 +270,13 @@ def run_suite(a, paths, work, ftw):
     with hz.Backend.start(backend_kind, log_dir=work) as be:
         cfg = hz.ApacheConfig(a.engine, be.port, engine_conf=engine_conf, rule_files=rule_files,
                               module_so=a.module, sanitize=a.sanitize, port=a.port,
-                              run_dir=os.path.join(work, "apache"))
+                              run_dir=os.path.join(work, "apache"), front=a.front, h2=a.front == "tls")
         ap = hz.Apache(cfg)
         try:
             ap.start()
-            cfg_path = ftw_config(work, ap.error_log, ap.port)
+            cfg_path = ftw_config(work, ap)
+            FTW_ENV.clear()
+            FTW_ENV.update(hz.ftw_env(ap))
             if a.include:
                 stats, gave_up = run_with_reruns(ftw, cfg_path, paths, [], a.include, work, a.timeout)
                 if stats is None:
@@ -445,6 +449,9 @@ def main(argv=None):
     p.add_argument("--sanitize", action="store_true", default=None,
                    help="module under ASan+UBSan (LD_PRELOAD); exit 3 on any report")
     p.add_argument("--port", type=int, help="Apache port (default: a free one)")
+    p.add_argument("--front", choices=hz.FRONTS, default="plain",
+                   help="tls: Apache terminates TLS (mod_ssl, a CA made for the run; mod_http2 "
+                        "loaded, go-ftw speaks HTTP/1.1 over TLS)")
     p.add_argument("--timeout", type=int, default=1800, help="bound for one go-ftw run, seconds")
     p.add_argument("--keep", action="store_true", help="keep the run directory")
     a = p.parse_args(argv)

@@ -38,6 +38,10 @@ MODULES_DIR = os.environ.get("BW_APACHE_MODULES", "/usr/lib/apache2/modules")
 MODSEC2_SO = os.environ.get("BW_MODSEC2_SO", os.path.join(MODULES_DIR, "mod_security2.so"))
 
 ENGINES = ("bulwark", "modsec2", "none")
+# How clients reach Apache: "plain" TCP (HTTP/1.1 and, with h2, h2c), or
+# "tls" (mod_ssl with a certificate of a CA made for the run; with h2, ALPN
+# offers h2 before http/1.1).
+FRONTS = ("plain", "tls")
 
 # Modules every run loads; the WAF module comes after them.
 BASE_MODULES = [
@@ -87,17 +91,21 @@ def free_port():
         return s.getsockname()[1]
 
 
-def wait_http(port, deadline, path="/", host="localhost", proc=None):
+def wait_http(port, deadline, path="/", host="localhost", proc=None, tls=None):
     """Poll until something answers HTTP on 127.0.0.1:port; return the status.
 
     Any status counts as ready (a WAF may answer 403). proc, when given, is a
-    process whose early death means it will never be ready."""
+    process whose early death means it will never be ready. tls: an
+    ssl.SSLContext to speak HTTPS with."""
     last = None
     while time.monotonic() < deadline:
         if proc is not None and proc.poll() is not None:
             raise HarnessError("process exited with status %s before it was ready" % proc.returncode)
         try:
-            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
+            if tls is not None:
+                conn = http.client.HTTPSConnection("127.0.0.1", port, timeout=2, context=tls)
+            else:
+                conn = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
             conn.request("GET", path, headers={"Host": host, "User-Agent": "bulwark-harness"})
             status = conn.getresponse().status
             conn.close()
@@ -239,6 +247,50 @@ def ensure_httpbin():
 
 
 # --------------------------------------------------------------------------
+# TLS: a CA made for the run, never committed
+
+def make_test_ca(d):
+    """A throw-away CA (d/ca.pem) and a certificate for localhost and
+    127.0.0.1 signed by it (d/server.pem, d/server.key), made with the
+    openssl command. A second call with the files there does nothing."""
+    if all(os.path.exists(os.path.join(d, n)) for n in ("ca.pem", "server.pem", "server.key")):
+        return
+    os.makedirs(d, exist_ok=True)
+
+    def ossl(*args):
+        p = subprocess.run(["openssl"] + list(args), cwd=d, stdin=subprocess.DEVNULL,
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                           errors="replace")
+        if p.returncode != 0:
+            raise HarnessError("openssl %s failed: %s" % (args[0], p.stdout.strip()[-500:]))
+    # P-256 keys: made in milliseconds, and cheap handshakes under load.
+    ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
+    ossl("req", "-x509", *ec, "-days", "2", "-subj", "/CN=Bulwark test CA",
+         "-keyout", "ca.key", "-out", "ca.pem",
+         "-addext", "basicConstraints=critical,CA:TRUE",
+         "-addext", "keyUsage=critical,keyCertSign,cRLSign")
+    ossl("req", *ec, "-subj", "/CN=localhost", "-keyout", "server.key", "-out", "server.csr")
+    with open(os.path.join(d, "ext.cnf"), "w") as f:
+        f.write("subjectAltName=DNS:localhost,IP:127.0.0.1\n"
+                "extendedKeyUsage=serverAuth\n")
+    ossl("x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key",
+         "-CAcreateserial", "-days", "2", "-extfile", "ext.cnf", "-out", "server.pem")
+    # Workers read nothing here (the parent loads the key before it drops
+    # privileges), but clients started as other users read ca.pem.
+    os.chmod(d, 0o755)
+    os.chmod(os.path.join(d, "ca.pem"), 0o644)
+
+
+def client_tls_context(ca_file, alpn=None):
+    """An ssl.SSLContext that trusts only the run's CA (verification on)."""
+    import ssl
+    ctx = ssl.create_default_context(cafile=ca_file)
+    if alpn:
+        ctx.set_alpn_protocols(list(alpn))
+    return ctx
+
+
+# --------------------------------------------------------------------------
 # Apache
 
 def sanitizer_preload():
@@ -274,13 +326,20 @@ class ApacheConfig:
     port:         Listen port on 127.0.0.1 (None: a free one)
     module_so:    mod_bulwark.so path (bulwark engine)
     sanitize:     preload ASan/UBSan runtimes (also BW_SANITIZE=1)
+    front:        "plain" or "tls" (mod_ssl, the run's CA in <run>/tls)
+    h2:           load mod_http2: `Protocols h2 h2c http/1.1` (h2 over TLS
+                  by ALPN, h2c on plain TCP by prior knowledge or Upgrade)
     """
 
     def __init__(self, engine, backend_port, engine_conf=None, rule_files=(), extra_conf="",
                  port=None, module_so=None, sanitize=None, log_level=None, run_dir=None,
-                 threads=None):
+                 threads=None, front="plain", h2=False):
         if engine not in ENGINES:
             raise HarnessError("engine must be one of %s" % ", ".join(ENGINES))
+        if front not in FRONTS:
+            raise HarnessError("front must be one of %s" % ", ".join(FRONTS))
+        self.front = front
+        self.h2 = h2
         self.engine = engine
         self.backend_port = backend_port
         self.engine_conf = engine_conf
@@ -347,10 +406,33 @@ def waf_conf_lines(cfg):
     return lines
 
 
+def front_conf_lines(cfg, run_dir):
+    """mod_ssl and mod_http2 for the front the config asks for."""
+    lines = []
+    if cfg.front == "tls":
+        tls = os.path.join(run_dir, "tls")
+        lines += ["LoadModule socache_shmcb_module %s" % os.path.join(MODULES_DIR, "mod_socache_shmcb.so"),
+                  "LoadModule ssl_module %s" % os.path.join(MODULES_DIR, "mod_ssl.so"),
+                  'SSLSessionCache "shmcb:%s/ssl_scache(512000)"' % run_dir,
+                  "SSLRandomSeed startup builtin",
+                  "SSLEngine on",
+                  'SSLCertificateFile "%s/server.pem"' % tls,
+                  'SSLCertificateKeyFile "%s/server.key"' % tls,
+                  "SSLProtocol -all +TLSv1.2 +TLSv1.3"]
+    if cfg.h2:
+        lines += ["LoadModule http2_module %s" % os.path.join(MODULES_DIR, "mod_http2.so"),
+                  "Protocols h2 h2c http/1.1",
+                  # Enough streams for the multiplexing tests, and request
+                  # bodies handed on as they arrive (mod_http2's default).
+                  "H2MaxSessionStreams 100"]
+    return lines
+
+
 def render_httpd_conf(cfg, run_dir, port):
     user = run_user() if os.geteuid() == 0 else None
     mods = "\n".join("LoadModule %s %s" % (name, os.path.join(MODULES_DIR, so))
                      for name, so in BASE_MODULES)
+    mods += "".join("\n" + l for l in front_conf_lines(cfg, run_dir))
     waf = "\n".join(waf_conf_lines(cfg))
     usr = ("User %s\nGroup %s" % (user[0], user[1])) if user else "# not root: workers keep our user"
     return f"""# Generated by tests/harness/bwharness.py for one test run.
@@ -415,6 +497,9 @@ class Apache:
         self.error_log = os.path.join(self.run_dir, "error.log")
         self.pid = None
         self.started = False
+        self.tls_dir = os.path.join(self.run_dir, "tls")
+        self.ca_file = os.path.join(self.tls_dir, "ca.pem") if cfg.front == "tls" else None
+        self.scheme = "https" if cfg.front == "tls" else "http"
 
     # -- setup -------------------------------------------------------------
     def prepare(self):
@@ -428,6 +513,8 @@ class Apache:
             os.chmod(self.run_dir, 0o755)
             for sub in ("modsec", "modsec/tmp", "modsec/data", "modsec/upload", "asan"):
                 os.chown(os.path.join(self.run_dir, sub), uid, gid)
+        if self.cfg.front == "tls":
+            make_test_ca(self.tls_dir)
         with open(self.conf, "w") as f:
             f.write(render_httpd_conf(self.cfg, self.run_dir, self.port))
         return self.conf
@@ -485,11 +572,15 @@ class Apache:
             self.stop()
             raise HarnessError("Apache wrote no pid file:\n%s" % self.error_tail())
         try:
-            wait_http(self.port, deadline)
+            wait_http(self.port, deadline, tls=self.client_tls())
         except HarnessError as e:
             self.stop()
             raise HarnessError("Apache did not answer: %s\n%s" % (e, self.error_tail()))
         return self
+
+    def client_tls(self, alpn=None):
+        """An SSLContext trusting the run's CA, or None on a plain front."""
+        return client_tls_context(self.ca_file, alpn) if self.ca_file else None
 
     def error_tail(self, n=30):
         try:
@@ -540,6 +631,27 @@ class Apache:
         self.stop()
 
 
+def ftw_config_text(error_log, ap):
+    """go-ftw's configuration for tests sent to Apache `ap`: the log marker
+    and the address; on a TLS front `protocol: https` (go-ftw then verifies
+    the certificate against SSL_CERT_FILE, see ftw_env)."""
+    text = ("logfile: '%s'\nlogmarkerheadername: X-CRS-Test\n"
+            "testoverride:\n  input:\n    dest_addr: 127.0.0.1\n    port: %d\n"
+            % (error_log, ap.port))
+    if ap.cfg.front == "tls":
+        text += "    protocol: https\n"
+    return text
+
+
+def ftw_env(ap):
+    """go-ftw's environment: on a TLS front Go's verifier trusts the run's CA
+    (SSL_CERT_FILE), so the certificate is checked, not skipped."""
+    env = dict(os.environ)
+    if ap.ca_file:
+        env["SSL_CERT_FILE"] = ap.ca_file
+    return env
+
+
 SANITIZER_MARKERS = ("ERROR: AddressSanitizer", "runtime error:", "ERROR: LeakSanitizer",
                      "SUMMARY: AddressSanitizer", "SUMMARY: UndefinedBehaviorSanitizer")
 
@@ -588,7 +700,7 @@ def cmd_start(a):
     try:
         cfg = ApacheConfig(a.engine, be.port, engine_conf=a.engine_conf, rule_files=a.rules,
                            extra_conf=extra, port=a.port, module_so=a.module, sanitize=a.sanitize,
-                           log_level=a.log_level, run_dir=run_dir)
+                           log_level=a.log_level, run_dir=run_dir, front=a.front, h2=a.h2)
         ap = Apache(cfg).start()
     except BaseException:
         be.stop()
@@ -596,8 +708,11 @@ def cmd_start(a):
     # Detach: the backend lives in its own session already; just forget it.
     _write_state(run_dir, backend_pid=be.proc.pid, backend_port=be.port,
                  apache_pid=ap.pid, port=ap.port, conf=ap.conf, engine=a.engine)
-    print("started: http://127.0.0.1:%d/ (engine %s, backend %s on 127.0.0.1:%d)"
-          % (ap.port, a.engine, a.backend, be.port))
+    print("started: %s://127.0.0.1:%d/ (engine %s, backend %s on 127.0.0.1:%d%s)"
+          % (ap.scheme, ap.port, a.engine, a.backend, be.port,
+             ", HTTP/2" if a.h2 else ""))
+    if ap.ca_file:
+        print("CA: %s" % ap.ca_file)
     print("error log: %s" % ap.error_log)
     return 0
 
@@ -679,6 +794,9 @@ def main(argv=None):
     sp.add_argument("--port", type=int, help="Listen port on 127.0.0.1 (default: a free one)")
     sp.add_argument("--backend", choices=("albedo", "httpbin", "demo", "echo"), default="albedo")
     sp.add_argument("--extra-conf", nargs="*", help="files appended to the server config")
+    sp.add_argument("--front", choices=FRONTS, default="plain",
+                    help="plain TCP or TLS (mod_ssl, a CA made in RUN_DIR/tls)")
+    sp.add_argument("--h2", action="store_true", help="mod_http2: h2 (TLS) and h2c (plain)")
     sp.set_defaults(func=cmd_start)
 
     sp = sub.add_parser("stop", help="stop what `start` started in --run-dir")

@@ -256,7 +256,8 @@ def run_ftw_file(a, yaml_path, backends, work, res, ftw):
     files = [substitute(os.path.join(HERE, "base.conf"), os.path.join(run_dir, "base.conf"), run_dir),
              substitute(conf, os.path.join(run_dir, "test.conf"), run_dir, backend_port)]
     cfg = hz.ApacheConfig(a.engine, backend_port, rule_files=files, module_so=a.module,
-                          sanitize=a.sanitize, run_dir=os.path.join(run_dir, "apache"), threads=8)
+                          sanitize=a.sanitize, run_dir=os.path.join(run_dir, "apache"), threads=8,
+                          front=a.front, h2=a.front == "tls")
     ap = hz.Apache(cfg)
     try:
         try:
@@ -268,15 +269,13 @@ def run_ftw_file(a, yaml_path, backends, work, res, ftw):
             return
         ftw_cfg = os.path.join(run_dir, "ftw.yaml")
         with open(ftw_cfg, "w") as f:
-            f.write("logfile: '%s'\nlogmarkerheadername: X-CRS-Test\n"
-                    "testoverride:\n  input:\n    dest_addr: 127.0.0.1\n    port: %d\n"
-                    % (ap.error_log, ap.port))
+            f.write(hz.ftw_config_text(ap.error_log, ap))
         cmd = [ftw, "run", "--config", ftw_cfg, "-d", os.path.dirname(yaml_path),
                "-g", os.path.basename(yaml_path), "-o", "json", "--read-timeout", "10s",
                "--max-marker-retries", "10"]
         p = subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, text=True, errors="replace", timeout=300,
-                           cwd=run_dir)
+                           cwd=run_dir, env=hz.ftw_env(ap))
         stats = None
         for line in p.stdout.splitlines():
             if line.startswith("{") and '"success"' in line:
@@ -402,6 +401,9 @@ def main(argv=None):
     p.add_argument("--sanitize", action="store_true", default=None,
                    help="module under ASan+UBSan (LD_PRELOAD); any report fails")
     p.add_argument("--only", help="regex on test file paths (relative to tests/regression)")
+    p.add_argument("--front", choices=hz.FRONTS, default="plain",
+                   help="tls: Apache terminates TLS (mod_ssl, a CA made for the run; mod_http2 "
+                        "loaded, go-ftw speaks HTTP/1.1 over TLS)")
     p.add_argument("-v", "--verbose", action="store_true", help="show go-ftw and error-log output on failures")
     p.add_argument("--keep", action="store_true", help="keep the run directories")
     a = p.parse_args(argv)
@@ -438,7 +440,7 @@ def main(argv=None):
             print("regression: run dirs kept in %s" % work, file=sys.stderr)
         else:
             shutil.rmtree(work, ignore_errors=True)
-    print("regression: engine %s, %.0fs" % (a.engine, time.monotonic() - t0))
+    print("regression: engine %s, front %s, %.0fs" % (a.engine, a.front, time.monotonic() - t0))
     if res.na:
         print("regression: %d tests not applicable to %s (Bulwark only)" % (len(res.na), a.engine))
     if res.failed:
