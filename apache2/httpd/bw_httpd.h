@@ -90,6 +90,15 @@ apr_status_t bw_httpd_request_body(apr_pool_t *p, bw_httpd_req_t *st, bw_str_t *
  * err_headers_out, plus Content-Type when only r->content_type has it. */
 apr_array_header_t *bw_httpd_response_headers(request_rec *r);
 
+/* RESPONSE_PROTOCOL and the protocol of the audit log's part F: httpd's own
+ * protocol (AP_SERVER_PROTOCOL, "HTTP/1.1"), whatever the request's was, as
+ * mod_security2 2.9.7 shows it. An HTTP/1.0 request gets an "HTTP/1.1" status
+ * line from httpd, and an HTTP/2 stream has no status line at all: the
+ * request's protocol (r->protocol, "HTTP/1.0", "HTTP/2.0") stays in
+ * REQUEST_PROTOCOL and REQUEST_LINE (tests/fronts/cases.py compares both
+ * engines). */
+const char *bw_httpd_response_protocol(void);
+
 /* Callbacks that write alerts and messages to the error log of r. */
 const bw_callbacks_t *bw_httpd_callbacks(request_rec *r);
 

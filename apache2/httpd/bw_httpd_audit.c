@@ -284,7 +284,7 @@ static void fill_final(request_rec *r, request_rec *last, bw_httpd_req_t *st, bw
 {
     memset(fin, 0, sizeof(*fin));
     fin->status = last->status;
-    fin->protocol = bw_str_make(last->protocol ? last->protocol : "HTTP/1.1");
+    fin->protocol = bw_str_make(bw_httpd_response_protocol());
     fin->status_line = bw_str_make(last->status_line ? last->status_line
                                                      : ap_get_status_line(last->status));
     fin->headers = bw_httpd_response_headers(last);

@@ -260,6 +260,11 @@ apr_status_t bw_httpd_input_filter(ap_filter_t *f, apr_bucket_brigade *bb, ap_in
     return APR_SUCCESS;
 }
 
+const char *bw_httpd_response_protocol(void)
+{
+    return AP_SERVER_PROTOCOL;
+}
+
 apr_array_header_t *bw_httpd_response_headers(request_rec *r)
 {
     const apr_array_header_t *arrs[2];
@@ -290,9 +295,10 @@ static void set_response(bw_httpd_req_t *st, request_rec *r)
     bw_response_t res;
     memset(&res, 0, sizeof(res));
     res.status = r->status;
-    res.protocol = bw_str_make(r->protocol);
+    res.protocol = bw_str_make(bw_httpd_response_protocol());
     res.status_line = bw_str_make(r->status_line ? r->status_line
-                                  : apr_psprintf(r->pool, "%s %d", r->protocol, r->status));
+                                  : apr_psprintf(r->pool, "%s %d", bw_httpd_response_protocol(),
+                                                 r->status));
     res.headers = bw_httpd_response_headers(r);
     bw_tx_set_response(st->tx, &res);
 }

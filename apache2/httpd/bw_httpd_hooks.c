@@ -352,7 +352,7 @@ static int log_transaction(request_rec *r)
         bw_response_t res;
         memset(&res, 0, sizeof(res));
         res.status = r->status;
-        res.protocol = bw_str_make(r->protocol);
+        res.protocol = bw_str_make(bw_httpd_response_protocol());
         res.status_line = bw_str_make(r->status_line ? r->status_line : "");
         res.headers = headers_of(r->pool, r->headers_out);
         bw_tx_set_response(st->tx, &res);
