@@ -631,6 +631,18 @@ class Apache:
         self.stop()
 
 
+def engine_dirs(work):
+    """<work>/modsec/{tmp,data} for SecTmpDir/SecDataDir/the audit log,
+    writable by the workers when Apache starts as root."""
+    for sub in ("modsec/tmp", "modsec/data"):
+        os.makedirs(os.path.join(work, sub), exist_ok=True)
+    if os.geteuid() == 0:
+        _, _, uid, gid = run_user()
+        os.chmod(work, 0o755)
+        for sub in ("modsec", "modsec/tmp", "modsec/data"):
+            os.chown(os.path.join(work, sub), uid, gid)
+
+
 def ftw_config_text(error_log, ap):
     """go-ftw's configuration for tests sent to Apache `ap`: the log marker
     and the address; on a TLS front `protocol: https` (go-ftw then verifies
