@@ -51,6 +51,28 @@ void bw_engine_init(apr_pool_t *life);
 /* ---- settings ---------------------------------------------------------- */
 
 struct bw_geo_db_s;   /* an opened GeoIP database (operators/bw_geo.h) */
+
+/* Where persistent collections (IP, SESSION, USER, GLOBAL, RESOURCE) live:
+ * SecCollectionBackend and the SecCollectionShm*, SecCollectionRedis* and
+ * SecCollectionFailAction directives (lang/bw_store_dir.c). One store per
+ * server: the glue accepts them in the main server only. */
+enum { BW_STORE_SHM = 0, BW_STORE_FILE, BW_STORE_REDIS };
+typedef struct bw_store_conf_s {
+    int backend;                     /* BW_STORE_SHM (the default), _FILE, _REDIS */
+    apr_int64_t shm_size;            /* bytes of the shared block */
+    int shm_record_size;             /* bytes of one record's slot */
+    int shm_refuse;                  /* full: refuse new records (1) or evict the LRU one (0) */
+    const char *redis_host;
+    int redis_port;
+    const char *redis_user;          /* NULL: AUTH with the password alone */
+    const char *redis_password;      /* NULL: no AUTH */
+    int redis_db;
+    const char *redis_prefix;        /* of every key */
+    int redis_connect_ms, redis_command_ms;
+    int redis_pool;                  /* idle connections a worker process keeps */
+    int fail_closed;                 /* store unavailable: deny (1) or empty collections (0) */
+    int fail_status;
+} bw_store_conf_t;
 struct bw_gsb_db_s;   /* a Safe Browsing hash list (operators/bw_gsb.h) */
 
 /* Every Sec* setting of one context. Unset values are -1 / NULL and are
@@ -98,6 +120,7 @@ typedef struct bw_settings_s {
     const char *debug_log;
     int debug_log_level;
     apr_int64_t collection_timeout;
+    bw_store_conf_t *store;          /* NULL: the defaults (bw_store_conf) */
     const char *geo_db;              /* SecGeoLookupDb, as resolved */
     const struct bw_geo_db_s *geo;   /* ...opened at the directive (operators/bw_geo.h) */
     const char *gsb_db;              /* SecGsbLookupDb, as resolved */
@@ -124,6 +147,9 @@ typedef struct bw_settings_s {
     int conn_read_state_limit;
     int conn_write_state_limit;
 } bw_settings_t;
+
+/* The store settings s names, the defaults when it names none. */
+const bw_store_conf_t *bw_store_conf(const bw_settings_t *s);
 
 /* ---- configuration ----------------------------------------------------- */
 
@@ -375,6 +401,29 @@ typedef struct bw_tx_stats_s {
     unsigned long scan_calls;     /* matcher scans run (values are joined: fewer than scans) */
 } bw_tx_stats_t;
 const bw_tx_stats_t *bw_tx_stats(const bw_tx_t *tx);
+
+/* ---- collection stores (run/bw_store.c) ---------------------------------- */
+
+/* An open collection store (SecCollectionBackend): what initcol reads and
+ * setvar writes on IP, SESSION, USER, GLOBAL and RESOURCE. */
+typedef struct bw_store_s bw_store_t;
+
+/* Bytes of shared memory the store of settings s needs: the shm backend's
+ * block, 0 for the others. */
+apr_size_t bw_store_shm_size(const bw_settings_t *s);
+/* Open the store s names. For shm, base[0..size) is the block every
+ * worker maps (the glue's: made before the workers fork, kept across
+ * graceful restarts; a block already laid out with the same geometry is
+ * adopted with its records, *adopted says so), or NULL for memory of this
+ * process taken from pool (the CLI, tests). Redis connects lazily, in
+ * each process that uses it. NULL and *err when it cannot be opened. */
+bw_store_t *bw_store_open(apr_pool_t *pool, const bw_settings_t *s, void *base, apr_size_t size,
+                          int *adopted, char **err);
+/* "shm 32 MB, 32768 records of 1024 bytes", "redis 127.0.0.1:6379 db 0"... */
+const char *bw_store_describe(const bw_store_t *st);
+/* Where this transaction's persistent collections live. Without a store
+ * a transaction uses files under SecDataDir (the file backend). */
+void bw_tx_set_store(bw_tx_t *tx, bw_store_t *st);
 
 /* TX collection entries (name, value) for the report. */
 void bw_tx_collection_dump(const bw_tx_t *tx, const char *collection, apr_array_header_t *out);

@@ -67,12 +67,18 @@ static double cpu_ns(void)
     return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
+/* The collection store every transaction of the bench uses (as a worker
+ * of one Apache: the shm backend by default, in this process's memory). */
+static bw_store_t *bench_store;
+
 static int run_one(apr_pool_t *p, const bw_program_t *prog, const bw_cli_request_t *rq,
                    bw_tx_stats_t *st)
 {
     bw_intervention_t iv;
     bw_tx_t *tx = bw_tx_create(p, prog, &rq->req, NULL);
-    int rc = bw_tx_run_phase(tx, BW_PHASE_REQUEST_HEADERS, &iv);
+    int rc;
+    bw_tx_set_store(tx, bench_store);
+    rc = bw_tx_run_phase(tx, BW_PHASE_REQUEST_HEADERS, &iv);
     if (!rc) {
         if (rq->body.len && bw_tx_request_body_access(tx))
             bw_tx_request_body_append(tx, rq->body.data, rq->body.len);
@@ -228,6 +234,11 @@ int bw_cli_bench(apr_pool_t *pool, int argc, const char *const *argv)
     prog = bw_program_build_ex(pool, NULL, cfg, flags, &err);
     if (!prog) {
         fprintf(stderr, "%s\n", err);
+        return 2;
+    }
+    bench_store = bw_store_open(pool, bw_program_settings(prog), NULL, 0, NULL, &err);
+    if (!bench_store) {
+        fprintf(stderr, "bulwark bench: %s\n", err);
         return 2;
     }
     for (i = first; i < argc; i++) {

@@ -84,6 +84,7 @@ int bw_cli_eval(apr_pool_t *pool, int argc, const char *const *argv)
     bw_cli_request_t pr;
     bw_tx_t *tx;
     bw_callbacks_t cb;
+    bw_store_t *store;
     bw_intervention_t iv;
     char *err = NULL;
     int i, nrules = 0, disrupted;
@@ -131,6 +132,13 @@ int bw_cli_eval(apr_pool_t *pool, int argc, const char *const *argv)
     cb.message = on_message;
     tx = bw_tx_create(pool, prog, &pr.req, &cb);
     bw_tx_set_env(tx, apr_table_make(pool, 4));
+    /* one transaction: a store of this process, the configured backend */
+    store = bw_store_open(pool, bw_program_settings(prog), NULL, 0, NULL, &err);
+    if (!store) {
+        fprintf(stderr, "bulwark eval: %s\n", err);
+        return 2;
+    }
+    bw_tx_set_store(tx, store);
     disrupted = bw_tx_run_phase(tx, BW_PHASE_REQUEST_HEADERS, &iv);
     if (!disrupted) {
         if (pr.body.len && bw_tx_request_body_access(tx))

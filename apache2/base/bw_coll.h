@@ -51,13 +51,9 @@ typedef struct bw_coll_s {
                                   has name.data == NULL */
     const bw_coll_image_t *image; /* the image the order started from, or NULL */
     apr_array_header_t *sels;  /* bw_coll_sel_t*, made by bw_coll_select */
-    /* persistent collections (bw_persist.c); NULL otherwise */
-    const char *path;        /* record file under SecDataDir */
-    apr_hash_t *orig;        /* lowercase name -> bw_kv_t* as loaded (NULL: none) */
-    apr_hash_t *abs_set;     /* lowercase name -> "1": set outright, not only += / -= */
-    const bw_str_t *fresh;   /* a new record: the names it started with, set outright */
-    int nfresh;
-    int dirty;               /* changed by this transaction: store it */
+    /* a persistent collection's state in its store (run/bw_store.h); NULL
+     * for the others */
+    struct bw_pcoll_s *persist;
 } bw_coll_t;
 
 /* An empty collection with room for about n keys before it grows. */

@@ -63,6 +63,11 @@ const bw_program_t *bw_httpd_program(request_rec *r, const bw_httpd_dircfg_t *d,
 
 void bw_httpd_register_hooks(apr_pool_t *p);
 void bw_httpd_register_filters(void);
+/* The collection store (bw_httpd_store.c): opened in post_config from the
+ * main server's settings (its shared block kept across graceful restarts);
+ * this generation's store for a request's transaction. */
+int bw_httpd_store_post_config(apr_pool_t *pconf, server_rec *s);
+bw_store_t *bw_httpd_store(server_rec *s);
 /* SecChrootDir (bw_httpd_chroot.c) */
 void bw_httpd_register_chroot(void);
 /* BULWARK_IN for r, first of its protocol input filters (see bw_httpd_filters.c). */

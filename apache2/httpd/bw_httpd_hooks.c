@@ -3,7 +3,8 @@
  *
  * Hook placement (why each one):
  *  - post_config: build every server's program at start-up, so rule errors
- *    that only show when contexts merge (duplicate ids…) stop Apache there.
+ *    that only show when contexts merge (duplicate ids…) stop Apache there;
+ *    then open the collection store, before the workers fork.
  *  - post_read_request, LAST: the request line and headers are read and
  *    mod_unique_id (MIDDLE) has named the request; phase 1 runs with the
  *    server's (virtual host's) configuration, as in mod_security2 — httpd
@@ -150,6 +151,7 @@ static int post_read_request(request_rec *r)
     fill_request(r, &req);
     st->tx = bw_tx_create(r->pool, prog, &req, bw_httpd_callbacks(r));
     bw_tx_set_env(st->tx, r->subprocess_env);
+    bw_tx_set_store(st->tx, bw_httpd_store(r->server));
     ap_set_module_config(r->request_config, &bulwark_module, st);
     if (bw_tx_run_phase(st->tx, BW_PHASE_REQUEST_HEADERS, &iv)) {
         st->intercepted = 1;
@@ -373,6 +375,8 @@ static int post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp, s
             return HTTP_INTERNAL_SERVER_ERROR;
         }
     }
+    if (bw_httpd_store_post_config(pconf, s) != OK)
+        return HTTP_INTERNAL_SERVER_ERROR;
     ap_log_error(APLOG_MARK, APLOG_NOTICE, 0, s, "Bulwark/%s configured.", BW_VERSION);
     return OK;
 }

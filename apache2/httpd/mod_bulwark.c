@@ -89,6 +89,11 @@ static const char *cmd_sec(cmd_parms *cmd, void *dv, const char *args)
     /* one jail for the whole server, as in mod_security2 */
     if (!strcasecmp(cmd->cmd->name, "SecChrootDir") && (err = ap_check_cmd_context(cmd, GLOBAL_ONLY)))
         return err;
+    /* one collection store per Apache (SecCollectionTimeout is mod_security2's, per context) */
+    if (!strncasecmp(cmd->cmd->name, "SecCollection", 13)
+        && strcasecmp(cmd->cmd->name, "SecCollectionTimeout")
+        && (err = ap_check_cmd_context(cmd, GLOBAL_ONLY)))
+        return err;
     err = bw_config_directive(d->cfg, cmd->cmd->name, args,
                                           cmd->directive ? cmd->directive->filename : NULL,
                                           cmd->directive ? cmd->directive->line_num : 0);

@@ -367,6 +367,13 @@ static const char *d_remote_ca(bw_config_t *c, const dir_def_t *d, const char *a
     return NULL;
 }
 
+/* SecCollectionBackend, SecCollectionShm*, SecCollectionRedis*,
+ * SecCollectionFailAction: lang/bw_store_dir.c */
+static const char *d_store(bw_config_t *c, const dir_def_t *d, const char *a, const char *f, int l)
+{
+    return bw_dir_store(c, d->name, a);
+}
+
 static const dir_def_t dirs[] = {
     { "SecRule", DT_CUSTOM, 0, NULL, d_rule },
     { "SecAction", DT_CUSTOM, 0, NULL, d_action },
@@ -421,6 +428,17 @@ static const dir_def_t dirs[] = {
     { "SecDebugLog", DT_STR, OFF(debug_log), NULL, NULL },
     { "SecDebugLogLevel", DT_INT, OFF(debug_log_level), NULL, NULL },
     { "SecCollectionTimeout", DT_I64, OFF(collection_timeout), NULL, NULL },
+    { "SecCollectionBackend", DT_CUSTOM, 0, NULL, d_store },
+    { "SecCollectionShmSize", DT_CUSTOM, 0, NULL, d_store },
+    { "SecCollectionShmRecordSize", DT_CUSTOM, 0, NULL, d_store },
+    { "SecCollectionShmFull", DT_CUSTOM, 0, NULL, d_store },
+    { "SecCollectionRedisServer", DT_CUSTOM, 0, NULL, d_store },
+    { "SecCollectionRedisAuth", DT_CUSTOM, 0, NULL, d_store },
+    { "SecCollectionRedisDatabase", DT_CUSTOM, 0, NULL, d_store },
+    { "SecCollectionRedisPrefix", DT_CUSTOM, 0, NULL, d_store },
+    { "SecCollectionRedisTimeout", DT_CUSTOM, 0, NULL, d_store },
+    { "SecCollectionRedisPool", DT_CUSTOM, 0, NULL, d_store },
+    { "SecCollectionFailAction", DT_CUSTOM, 0, NULL, d_store },
     { "SecGeoLookupDb", DT_CUSTOM, 0, NULL, d_geo_db },
     { "SecScanCacheDir", DT_STR, OFF(scan_cache_dir), NULL, NULL },
     { "SecExternalPrograms", DT_ONOFF, OFF(external_programs), NULL, NULL },

@@ -152,6 +152,9 @@ const char *bw_dir_hash_param(bw_config_t *cfg, const char *args);
 const char *bw_dir_hash_method(bw_config_t *cfg, int pm, const char *args, const char *file,
                                int line);
 
+/* The collection store's directives, by name (bw_store_dir.c). */
+const char *bw_dir_store(bw_config_t *cfg, const char *name, const char *args);
+
 /* Rules in memory, read as a file named label would be (bw_conf.c).
  * Returns NULL or a fatal error; directive errors go to cfg->errors. */
 const char *bw_config_load_text(bw_config_t *cfg, const char *label, const char *text, size_t len);

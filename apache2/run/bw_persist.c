@@ -1,318 +1,158 @@
 /*
- * Persistent collections (IP, SESSION, USER, GLOBAL, RESOURCE): one small
- * text file per (collection, key) under SecDataDir, shared by every worker
- * process and thread and surviving restarts.
+ * Persistent collections in a transaction: initcol loads a record from the
+ * store (run/bw_store.h), setvar, expirevar and deprecatevar change it,
+ * the end of the transaction finishes it. What every store shares is here:
+ * the fields of a new record, and what happens when the store cannot be
+ * reached (SecCollectionFailAction).
  *
- * Concurrency: a record is read at initcol and, when the transaction changed
- * it, written back at the end of the transaction under flock(2) on its file (flock locks belong to the
- * open file, so threads of one process exclude each other too). Writing
- * re-reads the record under the lock and merges: a variable changed only by
- * setvar =+ / =- contributes its delta to the value stored now, a variable
- * set outright replaces it, a deleted one is removed. So two workers that
- * each add 1 to ip.counter store +2, never +1 (no lost update).
- *
- * Lifetime, as ModSecurity defines it: a record not updated for TIMEOUT
- * seconds (SecCollectionTimeout) starts afresh; expirevar's __expire_NAME
- * drops NAME when its time has passed.
- *
- * File format: one "name<TAB>value" line per variable; '\\', control and
- * non-ASCII bytes are written as \xHH.
+ * Failure policy. Open: the rules see an empty collection, its changes stay
+ * in the transaction, and the error log gets one warning per interval and
+ * process, not one per request. Closed: the transaction is denied with the
+ * configured status (engine On; DetectionOnly only warns). Either way the
+ * store itself decides how long it may be waited for (Redis: the command
+ * timeout) and when to try again, so service resumes by itself.
  */
 #include <string.h>
-#include <stdlib.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <unistd.h>
-#include <sys/file.h>
-#include <sys/stat.h>
-#include "run/bw_run.h"
+#include "run/bw_store.h"
 
-#define RECORD_MAX (1024 * 1024)   /* larger records are ignored (and rewritten) */
+#define WARN_INTERVAL apr_time_from_sec(10)
 
-/* DIR/bulwark-COLL-SHA1(key): hex the digest of the key (given, or
- * taken now). */
-static const char *record_path(apr_pool_t *p, const char *dir, const char *coll, bw_str_t key,
-                               const char *hex)
-{
-    char own[41];
-    if (!hex) {
-        bw_sha1_hex(key, own);
-        hex = own;
-    }
-    return apr_pstrcat(p, dir, "/bulwark-", coll, "-", hex, NULL);
-}
-
-static bw_str_t unescape(apr_pool_t *p, const char *s, size_t n)
-{
-    char *o = apr_palloc(p, n + 1);
-    size_t i, k = 0;
-    for (i = 0; i < n; i++) {
-        if (s[i] == '\\' && i + 3 < n && s[i + 1] == 'x' && bw_hexval(s[i + 2]) >= 0 && bw_hexval(s[i + 3]) >= 0) {
-            o[k++] = (char)(bw_hexval(s[i + 2]) * 16 + bw_hexval(s[i + 3]));
-            i += 3;
-        } else {
-            o[k++] = s[i];
-        }
-    }
-    o[k] = '\0';
-    return bw_str_n(o, k);
-}
-
-static char *escape(apr_pool_t *p, bw_str_t s)
-{
-    char *o = apr_palloc(p, s.len * 4 + 1), *w = o;
-    size_t i;
-    for (i = 0; i < s.len; i++) {
-        unsigned char c = (unsigned char)s.data[i];
-        if (c == '\\' || c < 0x20 || c >= 0x7f) {
-            apr_snprintf(w, 5, "\\x%02x", c);
-            w += 4;
-        } else {
-            *w++ = (char)c;
-        }
-    }
-    *w = '\0';
-    return o;
-}
-
-static void parse_record(apr_pool_t *p, bw_coll_t *c, const char *buf, size_t len)
-{
-    size_t i = 0;
-    while (i < len) {
-        size_t e = i, tab;
-        while (e < len && buf[e] != '\n')
-            e++;
-        for (tab = i; tab < e && buf[tab] != '\t'; tab++)
-            ;
-        if (tab < e)
-            bw_coll_set(p, c, unescape(p, buf + i, tab - i), unescape(p, buf + tab + 1, e - tab - 1));
-        i = e + 1;
-    }
-}
-
-static void read_record(apr_pool_t *p, int fd, bw_coll_t *c)
-{
-    struct stat st;
-    char *buf;
-    size_t got = 0;
-    if (fstat(fd, &st) != 0 || st.st_size <= 0 || st.st_size > RECORD_MAX)
-        return;
-    buf = apr_palloc(p, (size_t)st.st_size + 1);
-    while (got < (size_t)st.st_size) {
-        ssize_t n = pread(fd, buf + got, (size_t)st.st_size - got, (off_t)got);
-        if (n <= 0)
-            break;
-        got += (size_t)n;
-    }
-    parse_record(p, c, buf, got);
-}
-
-static long num_of(apr_pool_t *p, const bw_kv_t *kv)
-{
-    return kv ? strtol(bw_str_pdup(p, kv->value), NULL, 10) : 0;
-}
-
-static const bw_kv_t *get(const bw_coll_t *c, const char *name)
-{
-    return bw_coll_get(c, bw_str_make(name));
-}
-
-/* Drop a timed-out record's variables and expired ones (expirevar). */
-static void apply_lifetime(apr_pool_t *p, bw_coll_t *c, long now)
-{
-    int i;
-    long last = num_of(p, get(c, "LAST_UPDATE_TIME")), timeout = num_of(p, get(c, "TIMEOUT"));
-    if (last && timeout > 0 && last + timeout < now) {
-        bw_coll_clear(p, c);
-        return;
-    }
-    for (i = 0; i < c->order->nelts; i++) {
-        const bw_kv_t *kv = ((const bw_kv_t **)c->order->elts)[i];
-        if (!kv->name.data || kv->name.len <= 9 || strncmp(kv->name.data, "__expire_", 9))
-            continue;
-        if (num_of(p, kv) <= now) {
-            bw_coll_unset(c, bw_str_n(kv->name.data + 9, kv->name.len - 9));
-            bw_coll_unset(c, kv->name);
-        }
-    }
-}
-
-static void set_num(apr_pool_t *p, bw_coll_t *c, const char *name, long v)
+static void put_num(apr_pool_t *p, bw_coll_t *c, const char *name, long v, unsigned keep)
 {
     bw_key_t k = bw_key_make(bw_str_make(name));
-    bw_coll_put(p, c, &k, bw_num_str(p, v), BW_COLL_KEEP_VALUE);
+    bw_coll_put(p, c, &k, bw_num_str(p, v), keep | BW_COLL_KEEP_VALUE);
 }
 
-/* A new record's own names, as constants (nothing to copy). */
-static void set_new(apr_pool_t *p, bw_coll_t *c, const char *name, long v)
+int bw_persist_fresh(bw_tx_t *tx, bw_coll_t *c, long now)
 {
-    bw_key_t k = bw_key_make(bw_str_make(name));
-    bw_coll_put(p, c, &k, bw_num_str(p, v), BW_COLL_KEEP_NAME | BW_COLL_KEEP_VALUE);
+    if (bw_coll_get(c, bw_str_make("CREATE_TIME"))) {
+        put_num(tx->pool, c, "IS_NEW", 0, 0);
+        return 0;
+    }
+    /* a new record's own names are constants: nothing to copy */
+    bw_coll_set(tx->pool, c, bw_str_make("KEY"), c->persist->key);
+    put_num(tx->pool, c, "TIMEOUT", (long)tx->cfg->collection_timeout, BW_COLL_KEEP_NAME);
+    put_num(tx->pool, c, "CREATE_TIME", now, BW_COLL_KEEP_NAME);
+    put_num(tx->pool, c, "UPDATE_COUNTER", 0, BW_COLL_KEEP_NAME);
+    put_num(tx->pool, c, "IS_NEW", 1, BW_COLL_KEEP_NAME);
+    return 1;
 }
 
-bw_coll_t *bw_persist_load(bw_tx_t *tx, const char *name, bw_str_t key, const char *key_sha1)
+long bw_persist_timeout(const bw_coll_t *c)
+{
+    const bw_kv_t *kv = bw_coll_get(c, bw_str_make("TIMEOUT"));
+    return kv ? bw_str_to_num(kv->value) : 0;
+}
+
+static const bw_store_ops_t *ops_of(const bw_pcoll_t *pc)
+{
+    return pc->store ? pc->store->ops : &bw_store_file_ops;
+}
+
+int bw_store_throttle(bw_store_t *st, apr_time_t *last, apr_interval_time_t interval)
+{
+    apr_time_t now = apr_time_now();
+    int say = 0;
+    apr_thread_mutex_lock(st->mu);
+    if (!*last || now - *last >= interval) {
+        *last = now;
+        say = 1;
+    }
+    apr_thread_mutex_unlock(st->mu);
+    return say;
+}
+
+/* Once per interval and process: the store is unavailable, and what the
+ * transactions do about it. */
+static void warn_unavailable(bw_tx_t *tx, bw_store_t *st, const char *why)
+{
+    if (bw_store_throttle(st, &st->warned, WARN_INTERVAL))
+        bw_tx_log_message(tx, 1, "collection store %s unavailable: %s; %s (SecCollectionFailAction "
+                          "%s; said once per %d s)", st->describe, why,
+                          st->conf->fail_closed ? "requests are denied" : "rules see empty collections",
+                          st->conf->fail_closed ? "Closed" : "Open",
+                          (int)apr_time_sec(WARN_INTERVAL));
+}
+
+static void unavailable(bw_tx_t *tx, const bw_rule_t *rule, bw_pcoll_t *pc, const char *why)
+{
+    pc->off = 1;
+    warn_unavailable(tx, pc->store, why ? why : "unknown error");
+    if (!pc->store->conf->fail_closed || tx->engine_mode != BW_ENGINE_ON || tx->intercepted)
+        return;
+    /* as a deny of the rule whose action needed the store */
+    tx->intercepted = 1;
+    memset(&tx->iv, 0, sizeof(tx->iv));
+    tx->iv.disposition = BW_DISP_DENY;
+    tx->iv.status = pc->store->conf->fail_status;
+    tx->iv.rule = rule;
+    tx->iv.phase = tx->cur_phase;
+}
+
+bw_coll_t *bw_persist_load(bw_tx_t *tx, const bw_rule_t *rule, const char *name, bw_str_t key,
+                           const char *key_sha1)
 {
     bw_coll_t *c = bw_coll_create(tx->pool, name);
-    long now = (long)apr_time_sec(apr_time_now());
-    int fd, i;
+    bw_pcoll_t *pc = apr_pcalloc(tx->pool, sizeof(*pc));
+    const char *why = NULL;
 
+    c->persist = pc;
+    pc->store = tx->store;
+    pc->key = key;
+    pc->key_sha1 = key_sha1;
     apr_hash_set(tx->colls, name, APR_HASH_KEY_STRING, c);
-    if (!tx->cfg->data_dir) {
-        bw_tx_log_message(tx, 0, "Unable to retrieve collection (name \"%s\", key \"%s\"). "
-                          "Use SecDataDir to define the data directory first.",
-                          name, bw_str_pdup(tx->pool, key));
-    } else {
-        c->path = record_path(tx->pool, tx->cfg->data_dir, name, key, key_sha1);
-        fd = open(c->path, O_RDONLY | O_CLOEXEC);
-        if (fd >= 0) {
-            if (flock(fd, LOCK_SH) == 0) {
-                read_record(tx->pool, fd, c);
-                flock(fd, LOCK_UN);
-            }
-            close(fd);
-        }
-        if (c->order->nelts)
-            apply_lifetime(tx->pool, c, now);
-    }
-    if (!get(c, "CREATE_TIME")) {
-        bw_str_t *fresh;
-        bw_coll_set(tx->pool, c, bw_str_make("KEY"), key);
-        set_new(tx->pool, c, "TIMEOUT", (long)tx->cfg->collection_timeout);
-        set_new(tx->pool, c, "CREATE_TIME", now);
-        set_new(tx->pool, c, "UPDATE_COUNTER", 0);
-        set_new(tx->pool, c, "IS_NEW", 1);
-        /* a new record is written whole: what it holds now counts as set
-         * outright (bw_persist_mark_set adds to that) */
-        fresh = apr_palloc(tx->pool, sizeof(bw_str_t) * (size_t)c->order->nelts);
-        for (i = 0; i < c->order->nelts; i++)
-            fresh[i] = ((bw_kv_t **)c->order->elts)[i]->name;
-        c->fresh = fresh;
-        c->nfresh = c->order->nelts;
-    } else {
-        set_num(tx->pool, c, "IS_NEW", 0);
-        c->orig = apr_hash_make(tx->pool);
-        for (i = 0; i < c->order->nelts; i++) {
-            const bw_kv_t *kv = ((const bw_kv_t **)c->order->elts)[i];
-            if (kv->name.data)
-                apr_hash_set(c->orig, bw_str_lower(tx->pool, kv->name).data, APR_HASH_KEY_STRING,
-                             apr_pmemdup(tx->pool, kv, sizeof(*kv)));
-        }
+    if (ops_of(pc)->load(pc->store, tx, c, &why) != 0) {
+        bw_coll_clear(tx->pool, c);
+        unavailable(tx, rule, pc, why);
     }
     return c;
 }
 
-void bw_persist_mark_set(bw_tx_t *tx, bw_coll_t *c, bw_str_t name)
+/* The file backend's bookkeeping: what the merge at the end needs. */
+static void mark(bw_tx_t *tx, bw_pcoll_t *pc, int op, bw_str_t name)
 {
-    c->dirty = 1;
-    if (!c->path)    /* not persistent, or never stored */
+    pc->dirty = 1;
+    if (op == BW_PCH_ADD || !pc->path)    /* a delta; or no file to write */
         return;
-    if (!c->abs_set)
-        c->abs_set = apr_hash_make(tx->pool);
-    apr_hash_set(c->abs_set, bw_str_lower(tx->pool, name).data, APR_HASH_KEY_STRING, "1");
+    if (!pc->abs_set)
+        pc->abs_set = apr_hash_make(tx->pool);
+    apr_hash_set(pc->abs_set, bw_str_lower(tx->pool, name).data, APR_HASH_KEY_STRING, "1");
 }
 
-void bw_persist_mark_delta(bw_coll_t *c)
+int bw_persist_change(bw_tx_t *tx, const bw_rule_t *rule, bw_coll_t *c, int op, bw_str_t name,
+                      bw_str_t value, long delta, bw_str_t *out)
 {
-    c->dirty = 1;
-}
+    bw_pcoll_t *pc = c->persist;
+    const bw_store_ops_t *ops = ops_of(pc);
+    bw_change_t ch;
+    const char *why = NULL;
 
-/* Was the variable lname set outright in this transaction? */
-static int set_outright(const bw_coll_t *c, const char *lname)
-{
-    int i;
-    if (c->abs_set && apr_hash_get(c->abs_set, lname, APR_HASH_KEY_STRING))
-        return 1;
-    for (i = 0; i < c->nfresh; i++)
-        if (c->fresh[i].data && bw_str_eq_cstr_ci(c->fresh[i], lname))
-            return 1;
-    return 0;
-}
-
-/* Merge the transaction's view of c into the record read now (cur). */
-static void merge(apr_pool_t *p, const bw_coll_t *c, bw_coll_t *cur)
-{
-    apr_hash_index_t *hi;
-    int i;
-    for (i = 0; i < c->order->nelts; i++) {
-        const bw_kv_t *kv = ((const bw_kv_t **)c->order->elts)[i];
-        const char *lname;
-        const bw_kv_t *o;
-        if (!kv->name.data)
-            continue;
-        lname = bw_str_lower(p, kv->name).data;
-        o = c->orig ? apr_hash_get(c->orig, lname, APR_HASH_KEY_STRING) : NULL;
-        if (o && bw_str_eq(o->value, kv->value))
-            continue;                                   /* unchanged here */
-        if (set_outright(c, lname))
-            bw_coll_set(p, cur, kv->name, kv->value);
-        else                                            /* += / -= only: add the delta */
-            set_num(p, cur, bw_str_pdup(p, kv->name),
-                    num_of(p, bw_coll_get(cur, kv->name)) + num_of(p, kv) - num_of(p, o));
+    if (pc->off)
+        return 0;
+    if (!ops->change) {
+        mark(tx, pc, op, name);
+        return 0;
     }
-    for (hi = c->orig ? apr_hash_first(p, c->orig) : NULL; hi; hi = apr_hash_next(hi)) {
-        const bw_kv_t *o = apr_hash_this_val(hi);
-        if (!bw_coll_get(c, o->name))
-            bw_coll_unset(cur, o->name);
+    ch.op = op;
+    ch.name = name;
+    ch.value = value;
+    ch.delta = delta;
+    out->data = NULL;
+    out->len = 0;
+    if (ops->change(pc->store, tx, c, &ch, out, &why) != 0) {
+        unavailable(tx, rule, pc, why);
+        return 0;
     }
-}
-
-static void write_record(apr_pool_t *p, int fd, const bw_coll_t *cur)
-{
-    apr_array_header_t *lines = apr_array_make(p, 16, sizeof(char *));
-    const char *text;
-    size_t len, off = 0;
-    int i;
-    for (i = 0; i < cur->order->nelts; i++) {
-        const bw_kv_t *kv = ((const bw_kv_t **)cur->order->elts)[i];
-        if (!kv->name.data || bw_str_eq_cstr_ci(kv->name, "IS_NEW"))
-            continue;
-        *(char **)apr_array_push(lines) = apr_pstrcat(p, escape(p, kv->name), "\t",
-                                                      escape(p, kv->value), "\n", NULL);
-    }
-    text = apr_array_pstrcat(p, lines, 0);
-    len = strlen(text);
-    if (ftruncate(fd, 0) != 0)
-        return;
-    while (off < len) {
-        ssize_t n = pwrite(fd, text + off, len - off, (off_t)off);
-        if (n <= 0)
-            return;
-        off += (size_t)n;
-    }
-}
-
-static void store_one(bw_tx_t *tx, const bw_coll_t *c, long now)
-{
-    bw_coll_t *cur;
-    int fd = open(c->path, O_RDWR | O_CREAT | O_CLOEXEC, 0640);
-    if (fd < 0) {
-        bw_tx_log_message(tx, 0, "cannot store collection %s in %s: %s", c->name, c->path, strerror(errno));
-        return;
-    }
-    if (flock(fd, LOCK_EX) != 0) {
-        close(fd);
-        return;
-    }
-    cur = bw_coll_create(tx->pool, c->name);
-    read_record(tx->pool, fd, cur);
-    apply_lifetime(tx->pool, cur, now);
-    merge(tx->pool, c, cur);
-    set_num(tx->pool, cur, "LAST_UPDATE_TIME", now);
-    set_num(tx->pool, cur, "UPDATE_COUNTER", num_of(tx->pool, get(cur, "UPDATE_COUNTER")) + 1);
-    write_record(tx->pool, fd, cur);
-    flock(fd, LOCK_UN);
-    close(fd);
+    pc->written = 1;
+    return out->data != NULL;
 }
 
 void bw_persist_store_all(bw_tx_t *tx)
 {
     apr_hash_index_t *hi;
-    long now = (long)apr_time_sec(apr_time_now());
     for (hi = apr_hash_first(tx->pool, tx->colls); hi; hi = apr_hash_next(hi)) {
-        const bw_coll_t *c = apr_hash_this_val(hi);
-        /* as mod_security2: a collection nothing changed is not written, so
-         * initcol:global=global alone costs no exclusive lock per request */
-        if (c->path && c->dirty)
-            store_one(tx, c, now);
+        bw_coll_t *c = apr_hash_this_val(hi);
+        if (c->persist && !c->persist->off && ops_of(c->persist)->finish)
+            ops_of(c->persist)->finish(c->persist->store, tx, c);
     }
 }

@@ -16,14 +16,9 @@
 
 /* ---- collections -------------------------------------------------------- */
 
-
-
-/* Persistent collections: load at initcol (registers the collection in the
- * transaction; key_sha1: the key's digest in hex when known, or NULL),
- * remember outright assignments, store all at the end. */
-bw_coll_t *bw_persist_load(bw_tx_t *tx, const char *name, bw_str_t key, const char *key_sha1);
-void bw_persist_mark_set(bw_tx_t *tx, bw_coll_t *c, bw_str_t name);
-void bw_persist_mark_delta(bw_coll_t *c);
+/* Persistent collections (bw_persist.c; the stores in run/bw_store.h): the
+ * end of the transaction, for the stores that write then. */
+typedef struct bw_pcoll_s bw_pcoll_t;
 void bw_persist_store_all(bw_tx_t *tx);
 
 /* ---- transformations (bw_tfn_cache.c) ------------------------------------ */
@@ -187,6 +182,7 @@ struct bw_tx_s {
     /* collections */
     apr_hash_t *colls;                 /* "TX", "IP"… -> bw_coll_t* */
     bw_coll_t *tx_coll;
+    bw_store_t *store;                 /* where IP, SESSION… live (bw_tx_set_store); NULL: files */
 
     /* matching state */
     bw_varval_t matched_var;

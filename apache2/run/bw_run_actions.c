@@ -7,6 +7,7 @@
 #include <string.h>
 #include <ctype.h>
 #include "run/bw_run.h"
+#include "run/bw_store.h"
 
 
 /* Does expanding m give a string that outlives the transaction's
@@ -30,21 +31,28 @@ static void x_setvar(bw_tx_t *tx, const bw_rule_t *rule, const bw_action_t *a)
         key = bw_key_make(bw_macro_expand(tx, sv->name));
     if (sv->op == BW_SV_DEL) {
         bw_coll_remove(c, &key);
-        bw_persist_mark_set(tx, c, key.name);
+        if (c->persist)
+            bw_persist_change(tx, rule, c, BW_PCH_DEL, key.name, bw_str_n("", 0), 0, &val);
         return;
     }
     val = bw_macro_expand(tx, sv->value);
     if (sv->op == BW_SV_SET) {
         bw_coll_put(tx->pool, c, &key, val, keep | kept(sv->value, BW_COLL_KEEP_VALUE));
-        bw_persist_mark_set(tx, c, key.name);
+        if (c->persist)
+            bw_persist_change(tx, rule, c, BW_PCH_SET, key.name, val, 0, &val);
         return;
     }
     {
         const bw_kv_t *kv = bw_coll_find(c, &key);
-        cur = kv ? bw_str_to_num(kv->value) : 0;
+        long delta = sv->op == BW_SV_ADD ? bw_str_to_num(val) : -bw_str_to_num(val);
+        bw_str_t stored;
+        cur = (kv ? bw_str_to_num(kv->value) : 0) + delta;
+        /* a store that applied it returns the count of every worker and node */
+        if (c->persist && bw_persist_change(tx, rule, c, BW_PCH_ADD, key.name, val, delta, &stored)) {
+            bw_coll_put(tx->pool, c, &key, stored, keep | BW_COLL_KEEP_VALUE);
+            return;
+        }
     }
-    bw_persist_mark_delta(c);
-    cur = sv->op == BW_SV_ADD ? cur + bw_str_to_num(val) : cur - bw_str_to_num(val);
     bw_coll_put(tx->pool, c, &key, bw_num_str(tx->pool, cur), keep | BW_COLL_KEEP_VALUE);
 }
 
@@ -71,9 +79,12 @@ static void x_coll_timed(bw_tx_t *tx, const bw_rule_t *rule, const bw_action_t *
 
     if (sv->op == BW_SV_SET) {
         /* expirevar: NAME disappears when the record is next read after now+N */
-        bw_str_t key = bw_str_make(apr_pstrcat(tx->pool, "__expire_", bw_str_pdup(tx->pool, name), NULL));
-        bw_coll_set(tx->pool, c, key, bw_num_str(tx->pool, now + bw_str_to_num(val)));
-        bw_persist_mark_set(tx, c, key);
+        bw_str_t key = bw_str_make(apr_pstrcat(tx->pool, BW_EXPIRE_PREFIX, bw_str_pdup(tx->pool, name),
+                                               NULL));
+        bw_str_t when = bw_num_str(tx->pool, now + bw_str_to_num(val));
+        bw_coll_set(tx->pool, c, key, when);
+        if (c->persist)
+            bw_persist_change(tx, rule, c, BW_PCH_SET, key, when, 0, &when);
         return;
     }
     {
@@ -86,8 +97,10 @@ static void x_coll_timed(bw_tx_t *tx, const bw_rule_t *rule, const bw_action_t *
         if (!cur || per <= 0 || elapsed < per)
             return;
         v = bw_str_to_num(cur->value) - n * (elapsed / per);
-        bw_coll_set(tx->pool, c, name, bw_num_str(tx->pool, v < 0 ? 0 : v));
-        bw_persist_mark_set(tx, c, name);
+        val = bw_num_str(tx->pool, v < 0 ? 0 : v);
+        bw_coll_set(tx->pool, c, name, val);
+        if (c->persist)
+            bw_persist_change(tx, rule, c, BW_PCH_SET, name, val, 0, &val);
     }
 }
 
@@ -97,7 +110,7 @@ static void x_initcol(bw_tx_t *tx, const bw_rule_t *rule, const bw_action_t *a)
     /* the first initcol of a collection in a transaction wins, as in ModSecurity */
     if (bw_tx_collection(tx, ic->coll, 0))
         return;
-    bw_persist_load(tx, ic->coll, bw_macro_expand(tx, ic->key), ic->key_sha1);
+    bw_persist_load(tx, rule, ic->coll, bw_macro_expand(tx, ic->key), ic->key_sha1);
 }
 
 static void x_sanitise(bw_tx_t *tx, const bw_rule_t *rule, const bw_action_t *a)
