@@ -226,6 +226,61 @@ class Backend:
         self.stop()
 
 
+class Redis:
+    """redis-server (Debian's) on 127.0.0.1 and a free port, without
+    persistence, in its own process group: for the collection store tests
+    (tests/shared/run) and benchmarks (tools/perf/shared-bench). start()
+    waits until it answers PING; kill() leaves nothing behind (a stopped
+    server is continued first)."""
+
+    def __init__(self, workdir):
+        self.port = free_port()
+        self.dir = workdir
+        self.proc = None
+
+    def start(self, timeout=10):
+        exe = shutil.which("redis-server")
+        if not exe:
+            raise HarnessError("redis-server not found (Debian: apt-get install redis-server)")
+        self.proc = subprocess.Popen(
+            [exe, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+             "--dir", self.dir, "--daemonize", "no", "--loglevel", "warning"],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            start_new_session=True)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.ping():
+                return self
+            time.sleep(0.05)
+        self.kill()
+        raise HarnessError("redis-server did not answer on port %d" % self.port)
+
+    def ping(self):
+        try:
+            with socket.create_connection(("127.0.0.1", self.port), timeout=1) as s:
+                s.sendall(b"PING\r\n")
+                return s.recv(16).startswith(b"+PONG")
+        except OSError:
+            return False
+
+    def signal(self, sig):
+        if self.proc and self.proc.poll() is None:
+            os.kill(self.proc.pid, sig)
+
+    def kill(self):
+        if self.proc:
+            self.signal(signal.SIGCONT)
+            self.signal(signal.SIGKILL)
+            self.proc.wait(timeout=10)
+            self.proc = None
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.kill()
+
+
 def httpbin_venv():
     return os.path.join(os.environ.get("BW_TOOLS", os.path.join(REPO, ".tools")), "httpbin-venv")
 
