@@ -24,6 +24,7 @@
  * first one after it tries again, so service resumes by itself.
  */
 #include <string.h>
+#include <errno.h>
 #include <sys/time.h>
 #include <hiredis.h>
 #include "run/bw_store.h"
@@ -114,9 +115,10 @@ static const char *setup(apr_pool_t *p, redis_t *r, redisContext *c)
     return err;
 }
 
-/* A connection for one command: an idle one, or a new one. NULL and *why
- * when the server is down (or was found down less than RETRY ago). */
-static redisContext *get_conn(apr_pool_t *p, redis_t *r, const char **why)
+/* A connection for one command: an idle one (*reused), or a new one. NULL
+ * and *why when the server is down (or was found down less than RETRY
+ * ago). */
+static redisContext *get_conn(apr_pool_t *p, redis_t *r, int *reused, const char **why)
 {
     redisContext *c = NULL;
     const char *e = NULL;
@@ -129,6 +131,7 @@ static redisContext *get_conn(apr_pool_t *p, redis_t *r, const char **why)
     if (r->nidle)
         c = r->idle[--r->nidle];
     apr_thread_mutex_unlock(r->mu);
+    *reused = c != NULL;
     if (c)
         return c;
     c = redisConnectWithTimeout(r->sc->redis_host, r->sc->redis_port, tv_ms(r->sc->redis_connect_ms));
@@ -147,6 +150,23 @@ static redisContext *get_conn(apr_pool_t *p, redis_t *r, const char **why)
         return NULL;
     }
     return c;
+}
+
+/* Did an idle connection find the server gone (closed or reset, not a
+ * timeout)? The server restarted since: every idle connection is stale,
+ * and one new connection may well succeed. */
+static int stale(redisContext *c)
+{
+    return c->err == REDIS_ERR_EOF
+           || (c->err == REDIS_ERR_IO && strcmp(c->errstr, strerror(EAGAIN)) != 0);
+}
+
+static void drop_idle(redis_t *r)
+{
+    apr_thread_mutex_lock(r->mu);
+    while (r->nidle)
+        redisFree(r->idle[--r->nidle]);
+    apr_thread_mutex_unlock(r->mu);
 }
 
 /* Give c back; broken (a timeout, a closed connection): close it and stop
@@ -228,6 +248,35 @@ static redisReply *round_trip(apr_pool_t *p, redisContext *c, batch_t *b, const 
     return last;
 }
 
+/* The batch on a connection of the pool; the reply, or NULL and *why (the
+ * server is unavailable). A connection kept idle across a restart of the
+ * server fails at once: the batch is sent once more on a new connection
+ * (the old server never read it). */
+static redisReply *exchange(apr_pool_t *p, redis_t *r, batch_t *b, const char **why)
+{
+    int attempt, reused = 0;
+    for (attempt = 0; attempt < 2; attempt++) {
+        const char *broken = NULL;
+        redisContext *c = get_conn(p, r, &reused, why);
+        redisReply *rep;
+        if (!c)
+            return NULL;
+        rep = round_trip(p, c, b, &broken);
+        if (rep) {
+            put_conn(r, c, NULL);
+            return rep;
+        }
+        *why = broken;
+        if (!reused || !stale(c)) {
+            put_conn(r, c, broken);
+            return NULL;
+        }
+        redisFree(c);
+        drop_idle(r);
+    }
+    return NULL;
+}
+
 /* ---- initcol ------------------------------------------------------------------ */
 
 static int redis_load(bw_store_t *st, bw_tx_t *tx, bw_coll_t *c, const char **why)
@@ -235,28 +284,22 @@ static int redis_load(bw_store_t *st, bw_tx_t *tx, bw_coll_t *c, const char **wh
     redis_t *r = st->impl;
     long now = (long)apr_time_sec(apr_time_now());
     const size_t plen = sizeof(BW_EXPIRE_PREFIX) - 1;
-    redisContext *conn = get_conn(tx->pool, r, why);
     redisReply *rep;
-    const char *broken;
     batch_t b;
     size_t klen, i;
-    const char *key;
+    const char *key = record_key(tx->pool, r, c, &klen);
 
-    if (!conn)
-        return -1;
-    key = record_key(tx->pool, r, c, &klen);
     b.n = b.ncmd = 0;
     arg(&b, "HGETALL", 7);
     arg(&b, key, klen);
     cmd_end(&b, 0);
-    rep = round_trip(tx->pool, conn, &b, &broken);
-    put_conn(r, conn, broken);
-    if (!rep || rep->type != REDIS_REPLY_ARRAY) {
-        *why = broken ? broken
-             : apr_pstrcat(tx->pool, "HGETALL: ", rep && rep->type == REDIS_REPLY_ERROR ? rep->str
-                                                                                      : "no hash", NULL);
-        if (rep)
-            freeReplyObject(rep);
+    rep = exchange(tx->pool, r, &b, why);
+    if (!rep)
+        return -1;
+    if (rep->type != REDIS_REPLY_ARRAY) {
+        *why = apr_pstrcat(tx->pool, "HGETALL: ", rep->type == REDIS_REPLY_ERROR ? rep->str : "no hash",
+                           NULL);
+        freeReplyObject(rep);
         return -1;
     }
     for (i = 0; i + 1 < rep->elements; i += 2)
@@ -364,16 +407,12 @@ static int redis_change(bw_store_t *st, bw_tx_t *tx, bw_coll_t *c, const bw_chan
 {
     redis_t *r = st->impl;
     long now = (long)apr_time_sec(apr_time_now());
-    redisContext *conn = get_conn(tx->pool, r, why);
     redisReply *rep, *res;
-    const char *broken, *key;
     batch_t b;
     size_t klen;
     int at;
+    const char *key = record_key(tx->pool, r, c, &klen);
 
-    if (!conn)
-        return -1;
-    key = record_key(tx->pool, r, c, &klen);
     b.n = b.ncmd = 0;
     arg(&b, "MULTI", 5);
     cmd_end(&b, 0);
@@ -382,15 +421,14 @@ static int redis_change(bw_store_t *st, bw_tx_t *tx, bw_coll_t *c, const bw_chan
     queue_fields(tx->pool, &b, c, key, klen, now, !c->persist->written);
     arg(&b, "EXEC", 4);
     cmd_end(&b, b.n - 1);
-    rep = round_trip(tx->pool, conn, &b, &broken);
-    put_conn(r, conn, broken);
-    if (!rep || rep->type != REDIS_REPLY_ARRAY || (size_t)at >= rep->elements) {
-        *why = broken ? broken : apr_pstrcat(tx->pool, "MULTI/EXEC: ",
-                                             rep && rep->type == REDIS_REPLY_ERROR ? rep->str
-                                                                                   : "transaction refused",
-                                             NULL);
-        if (rep)
-            freeReplyObject(rep);
+    rep = exchange(tx->pool, r, &b, why);
+    if (!rep)
+        return -1;
+    if (rep->type != REDIS_REPLY_ARRAY || (size_t)at >= rep->elements) {
+        *why = apr_pstrcat(tx->pool, "MULTI/EXEC: ", rep->type == REDIS_REPLY_ERROR ? rep->str
+                                                                                  : "transaction refused",
+                           NULL);
+        freeReplyObject(rep);
         return -1;
     }
     res = rep->element[at];
