@@ -28,6 +28,11 @@
  * In Apache a GET executes about the instructions the bench executes
  * (callgrind, apache2 -X) but takes two to three times its CPU time in the
  * hot loop: the difference is the caches, and --cold shows it.
+ *
+ * --latency also times each transaction alone (a monotonic clock read
+ * around it) and prints the median and the 99th percentile in µs: what one
+ * request pays, e.g. for a collection store's initcol and increment
+ * (tools/perf/shared-bench compares the backends with it).
  */
 #include <string.h>
 #include <stdlib.h>
@@ -38,6 +43,7 @@
 #define ROUNDS 5
 
 static size_t cold_bytes;     /* --cold: bytes written and read between transactions */
+static int latency;           /* --latency: percentiles of single transactions */
 static unsigned char *cold_buf;
 
 /* Evicts the caches: every line of a buffer larger than them written,
@@ -97,6 +103,33 @@ static int run_one(apr_pool_t *p, const bw_program_t *prog, const bw_cli_request
     return rc;
 }
 
+static double mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+/* --latency: iters transactions, each timed alone. */
+static void bench_latency(apr_pool_t *txp, const bw_program_t *prog, const char *name,
+                          const bw_cli_request_t *rq, int iters)
+{
+    double *t = malloc(sizeof(double) * (size_t)iters);
+    int i;
+    if (!t)
+        return;
+    for (i = 0; i < iters; i++) {
+        double t0 = mono_ns();
+        run_one(txp, prog, rq, NULL);
+        apr_pool_clear(txp);
+        t[i] = mono_ns() - t0;
+    }
+    qsort(t, (size_t)iters, sizeof(double), cmp_double);
+    printf("%-28s latency median %.2f us, p99 %.2f us, max %.2f us (%d transactions)\n", "",
+           t[iters / 2] / 1e3, t[(size_t)((double)iters * 0.99)] / 1e3, t[iters - 1] / 1e3, iters);
+    free(t);
+}
+
 /* Returns 1 when the median CPU time per transaction is over budget_ms
  * (0: no budget). */
 static int bench_request(apr_pool_t *pool, const bw_program_t *prog, const char *name,
@@ -145,13 +178,15 @@ static int bench_request(apr_pool_t *pool, const bw_program_t *prog, const char 
     printf("%-28s rules %lu, skipped by scan %lu, operator runs %lu (confirming a hit %lu), "
            "scanned %lu values / %lu bytes in %lu calls\n", "", st.rules, st.rules_skipped,
            st.op_runs, st.confirms, st.scans, st.bytes_scanned, st.scan_calls);
+    if (latency)
+        bench_latency(txp, prog, name, rq, iters);
     apr_pool_destroy(txp);
     return over;
 }
 
 static void bench_usage(FILE *o)
 {
-    fprintf(o, "Usage: bulwark bench --rules FILE [--rules FILE...] [--iterations N] [--no-scan]\n"
+    fprintf(o, "Usage: bulwark bench --rules FILE [--rules FILE...] [--iterations N] [--no-scan] [--latency]\n"
                "                     [--no-fold] [--budget MS] [--cold MB] REQUEST...\n"
                "Run each raw HTTP request file N times (default 200) in %d rounds through the\n"
                "five phases of the rule set (3 and 4 with the perf backend's small 200 text/html\n"
@@ -165,7 +200,8 @@ static void bench_usage(FILE *o)
                "               tools/perf/requests/hostile-*.http with --budget 50)\n"
                "  --cold MB    before each transaction write and read MB megabytes of other\n"
                "               memory (caches cold, as in a busy server); only the\n"
-               "               transactions are timed\n", ROUNDS);
+               "               transactions are timed\n"
+               "  --latency    also time each transaction alone: median and 99th percentile\n", ROUNDS);
 }
 
 /* Options first; returns the index of the first request or -1 (usage). */
@@ -195,6 +231,8 @@ static int parse_args(bw_config_t *cfg, int argc, const char *const *argv, int *
                 return -2;
             }
             cold_bytes = (size_t)mb << 20;
+        } else if (!strcmp(argv[i], "--latency")) {
+            latency = 1;
         } else if (!strcmp(argv[i], "--no-fold")) {
             *flags |= BW_PROG_NO_FOLD;
         } else if (argv[i][0] == '-' && argv[i][1] == '-') {
