@@ -415,7 +415,8 @@ static int excluded(bw_tx_t *tx, const ev_t *e, const bw_varval_t *v)
         const bw_target_t *t = (const bw_target_t *)r->targets->elts;
         int i;
         for (i = 0; i < r->targets->nelts; i++)
-            if (t[i].is_exclusion && !v->is_count && bw_target_covers(&t[i], v, tx->md))
+            if (t[i].is_exclusion && t[i].var == v->var && !v->is_count
+                && bw_target_covers(&t[i], v, tx->md))
                 return 1;
     }
     return tx->removals->nelts && bw_tx_target_excluded(tx, r, v);
