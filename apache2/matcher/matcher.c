@@ -144,8 +144,13 @@ static void add(bw_matcher_t *m, int kind, int bit, bw_str_t text, int nocase)
     mx_pat_t *p = apr_array_push(m->pats);
     p->kind = kind;
     p->bit = bit;
-    p->text = bw_str_n(apr_pmemdup(m->pool, text.data ? text.data : "", text.len + 1), text.len);
-    ((char *)p->text.data)[text.len] = '\0';
+    {   /* the text need not be terminated: copy its bytes, then end it */
+        char *c = apr_palloc(m->pool, text.len + 1);
+        if (text.len)
+            memcpy(c, text.data, text.len);
+        c[text.len] = '\0';
+        p->text = bw_str_n(c, text.len);
+    }
     p->nocase = nocase;
     p->jtext = p->text;
     if (kind == MX_REGEX) {
