@@ -231,20 +231,29 @@ class Redis:
     persistence, in its own process group: for the collection store tests
     (tests/shared/run) and benchmarks (tools/perf/shared-bench). start()
     waits until it answers PING; kill() leaves nothing behind (a stopped
-    server is continued first)."""
+    server is continued first). conf_lines: more configuration (ACL `user`
+    lines...), written to redis.conf in workdir; password: the default
+    user's (requirepass), which PING then sends first."""
 
-    def __init__(self, workdir):
+    def __init__(self, workdir, conf_lines=(), password=None):
         self.port = free_port()
         self.dir = workdir
         self.proc = None
+        self.conf_lines = list(conf_lines)
+        self.password = password
 
     def start(self, timeout=10):
         exe = shutil.which("redis-server")
         if not exe:
             raise HarnessError("redis-server not found (Debian: apt-get install redis-server)")
+        conf = os.path.join(self.dir, "redis.conf")
+        with open(conf, "w") as f:
+            f.write("".join(line + "\n" for line in self.conf_lines))
+            if self.password:
+                f.write("requirepass %s\n" % self.password)
         self.proc = subprocess.Popen(
-            [exe, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-             "--dir", self.dir, "--daemonize", "no", "--loglevel", "warning"],
+            [exe, conf, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
+             "--appendonly", "no", "--dir", self.dir, "--daemonize", "no", "--loglevel", "warning"],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
             start_new_session=True)
         deadline = time.monotonic() + timeout
@@ -258,6 +267,11 @@ class Redis:
     def ping(self):
         try:
             with socket.create_connection(("127.0.0.1", self.port), timeout=1) as s:
+                if self.password:
+                    pw = self.password.encode()
+                    s.sendall(b"*2\r\n$4\r\nAUTH\r\n$%d\r\n%s\r\n" % (len(pw), pw))
+                    if not s.recv(16).startswith(b"+OK"):
+                        return False
                 s.sendall(b"PING\r\n")
                 return s.recv(16).startswith(b"+PONG")
         except OSError:
