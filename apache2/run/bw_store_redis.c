@@ -223,12 +223,17 @@ static const char *record_key(apr_pool_t *p, const redis_t *r, const bw_coll_t *
 }
 
 /* Send the batch and read its last reply (the others are status replies
- * of MULTI and the queued commands). *broken: the connection is no use. */
-static redisReply *round_trip(apr_pool_t *p, redisContext *c, batch_t *b, const char **broken)
+ * of MULTI and the queued commands). *broken: the connection is no use.
+ * *refused: the first error among the other replies, else NULL: a command
+ * refused while queued (one the user's ACL lacks) aborts the transaction,
+ * and EXEC's own error does not say which command it was. */
+static redisReply *round_trip(apr_pool_t *p, redisContext *c, batch_t *b, const char **broken,
+                              const char **refused)
 {
     redisReply *last = NULL;
     int i, at = 0;
     *broken = NULL;
+    *refused = NULL;
     for (i = 0; i < b->ncmd; i++) {
         redisAppendCommandArgv(c, b->argc[i], b->argv + at, b->lens + at);
         at += b->argc[i];
@@ -241,6 +246,8 @@ static redisReply *round_trip(apr_pool_t *p, redisContext *c, batch_t *b, const 
                 freeReplyObject(last);
             return NULL;
         }
+        if (last && last->type == REDIS_REPLY_ERROR && !*refused)
+            *refused = apr_pstrndup(p, last->str, last->len);
         if (last)
             freeReplyObject(last);
         last = rep;
@@ -248,11 +255,12 @@ static redisReply *round_trip(apr_pool_t *p, redisContext *c, batch_t *b, const 
     return last;
 }
 
-/* The batch on a connection of the pool; the reply, or NULL and *why (the
- * server is unavailable). A connection kept idle across a restart of the
- * server fails at once: the batch is sent once more on a new connection
- * (the old server never read it). */
-static redisReply *exchange(apr_pool_t *p, redis_t *r, batch_t *b, const char **why)
+/* The batch on a connection of the pool; the reply (and *refused, as
+ * round_trip), or NULL and *why (the server is unavailable). A connection
+ * kept idle across a restart of the server fails at once: the batch is
+ * sent once more on a new connection (the old server never read it). */
+static redisReply *exchange(apr_pool_t *p, redis_t *r, batch_t *b, const char **why,
+                            const char **refused)
 {
     int attempt, reused = 0;
     for (attempt = 0; attempt < 2; attempt++) {
@@ -261,7 +269,7 @@ static redisReply *exchange(apr_pool_t *p, redis_t *r, batch_t *b, const char **
         redisReply *rep;
         if (!c)
             return NULL;
-        rep = round_trip(p, c, b, &broken);
+        rep = round_trip(p, c, b, &broken, refused);
         if (rep) {
             put_conn(r, c, NULL);
             return rep;
@@ -287,13 +295,13 @@ static int redis_load(bw_store_t *st, bw_tx_t *tx, bw_coll_t *c, const char **wh
     redisReply *rep;
     batch_t b;
     size_t klen, i;
-    const char *key = record_key(tx->pool, r, c, &klen);
+    const char *key = record_key(tx->pool, r, c, &klen), *refused;
 
     b.n = b.ncmd = 0;
     arg(&b, "HGETALL", 7);
     arg(&b, key, klen);
     cmd_end(&b, 0);
-    rep = exchange(tx->pool, r, &b, why);
+    rep = exchange(tx->pool, r, &b, why, &refused);
     if (!rep)
         return -1;
     if (rep->type != REDIS_REPLY_ARRAY) {
@@ -411,7 +419,7 @@ static int redis_change(bw_store_t *st, bw_tx_t *tx, bw_coll_t *c, const bw_chan
     batch_t b;
     size_t klen;
     int at;
-    const char *key = record_key(tx->pool, r, c, &klen);
+    const char *key = record_key(tx->pool, r, c, &klen), *refused = NULL;
 
     b.n = b.ncmd = 0;
     arg(&b, "MULTI", 5);
@@ -421,12 +429,13 @@ static int redis_change(bw_store_t *st, bw_tx_t *tx, bw_coll_t *c, const bw_chan
     queue_fields(tx->pool, &b, c, key, klen, now, !c->persist->written);
     arg(&b, "EXEC", 4);
     cmd_end(&b, b.n - 1);
-    rep = exchange(tx->pool, r, &b, why);
+    rep = exchange(tx->pool, r, &b, why, &refused);
     if (!rep)
         return -1;
     if (rep->type != REDIS_REPLY_ARRAY || (size_t)at >= rep->elements) {
-        *why = apr_pstrcat(tx->pool, "MULTI/EXEC: ", rep->type == REDIS_REPLY_ERROR ? rep->str
-                                                                                  : "transaction refused",
+        /* the queued command's refusal names the cause; EXECABORT does not */
+        *why = apr_pstrcat(tx->pool, "MULTI/EXEC: ", refused ? refused
+                                     : rep->type == REDIS_REPLY_ERROR ? rep->str : "transaction refused",
                            NULL);
         freeReplyObject(rep);
         return -1;

@@ -5,7 +5,8 @@
  * backend chosen by directive; processes sharing one block lose no
  * increment; the store directives refuse bad values with a reason; a
  * Redis server that cannot be reached gives the configured failure policy
- * at once, with one warning per interval. The tests with a running Redis
+ * at once, with one warning per interval; a command a stand-in server
+ * refuses is named in the warning. The tests with a running Redis
  * server are in tests/shared/.
  */
 #include <check.h>
@@ -13,6 +14,8 @@
 #include <string.h>
 #include <unistd.h>
 #include <stdlib.h>
+#include <signal.h>
+#include <strings.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -428,6 +431,103 @@ START_TEST(test_redis_down_closed)
 }
 END_TEST
 
+/* The length of the first whole command (a RESP array of bulk strings) in
+ * buf[0..len), its verb in verb; 0 while it is incomplete. */
+static size_t one_command(const char *buf, size_t len, char *verb, size_t vsize)
+{
+    const char *p = buf, *end = buf + len, *nl;
+    long n, i, blen;
+    if (!len || *p != '*' || !(nl = memchr(p, '\n', len)))
+        return 0;
+    n = strtol(p + 1, NULL, 10);
+    p = nl + 1;
+    for (i = 0; i < n; i++) {
+        if (p >= end || *p != '$' || !(nl = memchr(p, '\n', (size_t)(end - p))))
+            return 0;
+        blen = strtol(p + 1, NULL, 10);
+        p = nl + 1;
+        if (end - p < blen + 2)
+            return 0;
+        if (i == 0)
+            snprintf(verb, vsize, "%.*s", (int)blen, p);
+        p += blen + 2;
+    }
+    return (size_t)(p - buf);
+}
+
+/* A stand-in for Redis in a child process, for one connection: each
+ * command it reads gets the reply its verb has in replies (pairs of verb
+ * and raw reply, then NULL), else +QUEUED. Returns its port; *pid to reap. */
+static int fake_redis(const char *const *replies, pid_t *pid)
+{
+    struct sockaddr_in a;
+    socklen_t alen = sizeof(a);
+    int lfd = socket(AF_INET, SOCK_STREAM, 0);
+    memset(&a, 0, sizeof(a));
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ck_assert_int_eq(bind(lfd, (struct sockaddr *)&a, sizeof(a)), 0);
+    ck_assert_int_eq(listen(lfd, 4), 0);
+    ck_assert_int_eq(getsockname(lfd, (struct sockaddr *)&a, &alen), 0);
+    *pid = fork();
+    ck_assert_int_ge(*pid, 0);
+    if (*pid == 0) {
+        static char buf[65536];
+        char verb[32];
+        size_t have = 0, used;
+        ssize_t got;
+        int fd, k;
+        alarm(20);               /* never outlives a test that went wrong */
+        fd = accept(lfd, NULL, NULL);
+        while (fd >= 0 && (got = read(fd, buf + have, sizeof buf - have)) > 0) {
+            have += (size_t)got;
+            while ((used = one_command(buf, have, verb, sizeof verb)) > 0) {
+                const char *rep = "+QUEUED\r\n";
+                for (k = 0; replies[k]; k += 2)
+                    if (!strcasecmp(replies[k], verb))
+                        rep = replies[k + 1];
+                if (write(fd, rep, strlen(rep)) < 0)
+                    _exit(1);
+                memmove(buf, buf + used, have - used);
+                have -= used;
+            }
+        }
+        _exit(0);
+    }
+    close(lfd);
+    return ntohs(a.sin_port);
+}
+
+/* A user whose ACL lacks a command the store queues in MULTI: the server
+ * refuses it, EXEC answers only EXECABORT; the warning names the refused
+ * command, and the transaction keeps its own count. */
+START_TEST(test_redis_refused_command_named)
+{
+    static const char *const replies[] = {
+        "HGETALL", "*0\r\n",
+        "MULTI", "+OK\r\n",
+        "HSETNX", "-NOPERM this user has no permissions to run the 'hsetnx' command\r\n",
+        "EXEC", "-EXECABORT Transaction discarded because of previous errors.\r\n",
+        NULL
+    };
+    pid_t pid;
+    int port = fake_redis(replies, &pid);
+    bw_program_t *p = load(apr_psprintf(pool, "SecCollectionBackend redis\n"
+                                         "SecCollectionRedisServer 127.0.0.1:%d\n"
+                                         "SecCollectionFailAction Open\n%s", port, counter));
+    bw_intervention_t iv;
+    bw_tx_t *tx = request(p, store(p, NULL, 0), "10.0.0.8");
+    memset(&sink, 0, sizeof(sink));
+    ck_assert_int_eq(bw_tx_run_phase(tx, 1, &iv), 0);
+    ck_assert_str_eq(var(tx, "IP", "count"), "1");
+    ck_assert_int_eq(sink.messages, 1);
+    ck_assert_msg(strstr(sink.last, "unavailable: MULTI/EXEC: NOPERM this user has no permissions "
+                         "to run the 'hsetnx' command;") != NULL, "%s", sink.last);
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("store");
@@ -443,6 +543,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_directive_errors);
     tcase_add_test(tc, test_redis_down_open);
     tcase_add_test(tc, test_redis_down_closed);
+    tcase_add_test(tc, test_redis_refused_command_named);
     suite_add_tcase(s, tc);
     return s;
 }
