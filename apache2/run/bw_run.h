@@ -188,7 +188,7 @@ struct bw_tx_s {
     bw_varval_t matched_var;
     const char *matched_var_name;      /* lazily built from matched_var */
     int has_matched_var;
-    apr_array_header_t *matched_vars;  /* bw_varval_t: MATCHED_VARS (previous chain link) */
+    apr_array_header_t *matched_vars;  /* bw_varval_t: MATCHED_VARS (earlier chain links) */
     apr_array_header_t *cur_matched;   /* bw_varval_t matched by the link being run */
     const bw_rule_t *cur_rule;
     int highest_severity;
