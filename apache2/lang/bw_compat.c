@@ -70,8 +70,6 @@ const bw_compat_t bw_compat_table[] = {
     E(D, "SecWriteStateLimit", NULL, NO_STATE_LIMIT),
     E(D, "SecXmlExternalEntity", "On", "accepted and ignored: external entities are never loaded"),
 
-    E(V, "FILES_TMP_CONTENT", NULL,
-      "the temporary file's name, not its content (FILES_CONTENT has the content of text files)"),
     E(V, "FULL_REQUEST", NULL,
       "the request line and every header line, CRLF-ended (mod_security2 2.9.7 loses header lines)"),
     E(V, "GEO", NULL, "filled from a MaxMind DB record: AREA_CODE is never set"),
