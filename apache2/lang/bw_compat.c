@@ -28,9 +28,7 @@
 #define PROGRAM "the program must exist at start-up, runs without a shell and is killed after " \
                 "SecExternalProgramTimeout; a .lua script runs in Lua 5.4"
 
-/* An entry that differs at every use (E) or only from a chain link on (EL). */
-#define E(kind, name, when, how) { kind, name, when, how, 0 }
-#define EL(kind, name, when, how, link) { kind, name, when, how, link }
+#define E(kind, name, when, how) { kind, name, when, how }
 
 /* Sorted by kind, then name, as the docs are. */
 const bw_compat_t bw_compat_table[] = {
@@ -72,14 +70,9 @@ const bw_compat_t bw_compat_table[] = {
     E(D, "SecWriteStateLimit", NULL, NO_STATE_LIMIT),
     E(D, "SecXmlExternalEntity", "On", "accepted and ignored: external entities are never loaded"),
 
-    E(V, "FILES_TMP_CONTENT", NULL,
-      "the temporary file's name, not its content (FILES_CONTENT has the content of text files)"),
     E(V, "FULL_REQUEST", NULL,
       "the request line and every header line, CRLF-ended (mod_security2 2.9.7 loses header lines)"),
     E(V, "GEO", NULL, "filled from a MaxMind DB record: AREA_CODE is never set"),
-    EL(V, "MATCHED_VARS", NULL,
-       "from a chain's third link on, the matches of the link before only (mod_security2 keeps earlier links' too)",
-       3),
     E(V, "PATH_INFO", NULL, "always empty"),
     E(V, "PERF_ALL", NULL, NO_PERF),
     E(V, "PERF_COMBINED", NULL, NO_PERF),
@@ -198,19 +191,14 @@ void bw_compat_note_directive(bw_config_t *cfg, const char *name, const char *ar
     note_name(cfg, BW_COMPAT_DIRECTIVE, name, strlen(name), first, file, line);
 }
 
-/* link: the rule's place in its chain (1 for a starter or a lone rule). */
-static void note_targets(bw_config_t *cfg, const apr_array_header_t *targets, int link,
-                         const char *file, int line)
+static void note_targets(bw_config_t *cfg, const apr_array_header_t *targets, const char *file,
+                         int line)
 {
     int i;
     for (i = 0; targets && i < targets->nelts; i++) {
         const bw_target_t *t = &((const bw_target_t *)targets->elts)[i];
-        const bw_compat_t *c;
-        if (t->is_exclusion)
-            continue;
-        c = bw_compat_find(BW_COMPAT_VARIABLE, t->var->name, strlen(t->var->name), NULL);
-        if (c && link >= c->from_link)
-            note(cfg, c, file, line);
+        if (!t->is_exclusion)
+            note_name(cfg, BW_COMPAT_VARIABLE, t->var->name, strlen(t->var->name), NULL, file, line);
     }
 }
 
@@ -218,16 +206,7 @@ void bw_compat_note_targets(bw_config_t *cfg, const apr_array_header_t *targets,
                             const char *file, int line)
 {
     if (cfg->compat)
-        note_targets(cfg, targets, 1, file, line);
-}
-
-static int chain_link(const bw_rule_t *r)
-{
-    const bw_rule_t *l;
-    int n = 1;
-    for (l = r->chain_head; l && l != r; l = l->chain_next)
-        n++;
-    return n;
+        note_targets(cfg, targets, file, line);
 }
 
 /* t:NAME is a transformation, ctl:NAME=… is looked up as "ctl:NAME", any
@@ -251,7 +230,7 @@ void bw_compat_note_rule(bw_config_t *cfg, const bw_rule_t *r, const char *file,
     int i;
     if (!cfg->compat)
         return;
-    note_targets(cfg, r->targets, chain_link(r), file, line);
+    note_targets(cfg, r->targets, file, line);
     if (r->kind == BW_RULE_SECRULE && r->op.def)
         note_name(cfg, BW_COMPAT_OPERATOR, r->op.def->name, strlen(r->op.def->name), NULL, file, line);
     for (i = 0; r->actions && i < r->actions->nelts; i++)

@@ -26,8 +26,6 @@ typedef struct bw_compat_s {
     const char *when;   /* a directive's first argument that makes the
                            difference ("On"); NULL: every use */
     const char *how;    /* the difference, one sentence, as the docs print it */
-    int from_link;      /* a variable that differs only from this link of a
-                           chain on (3: the third link); 0: every use */
 } bw_compat_t;
 
 /* Every entry, ended by one with name NULL. */

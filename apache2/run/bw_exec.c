@@ -687,8 +687,9 @@ static int eval_link(bw_tx_t *tx, const bw_crule_t *c, int is_last)
         return 0;
     }
     tx->stats.rules++;
-    /* the previous link's matches stay visible as MATCHED_VARS; this
-     * link's go to the other array (the two are swapped, never reallocated) */
+    /* the earlier links' matches stay visible as MATCHED_VARS while this
+     * link runs; its own are added to them when it is done, as
+     * mod_security2 2.9.7 keeps every link's (run_chain empties them) */
     tx->cur_matched->nelts = 0;
     if (r->kind == BW_RULE_SECACTION) {
         bw_varval_t single;
@@ -697,11 +698,8 @@ static int eval_link(bw_tx_t *tx, const bw_crule_t *c, int is_last)
     } else {
         eval_targets(tx, &e);
     }
-    {
-        apr_array_header_t *t = tx->matched_vars;
-        tx->matched_vars = tx->cur_matched;
-        tx->cur_matched = t;
-    }
+    if (tx->cur_matched->nelts)
+        apr_array_cat(tx->matched_vars, tx->cur_matched);
     return e.matched;
 }
 

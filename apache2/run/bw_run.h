@@ -150,6 +150,9 @@ struct bw_tx_s {
     apr_array_header_t *args_post;     /* bw_kv_t */
     apr_array_header_t *cookies;       /* bw_kv_t */
     apr_array_header_t *files;         /* bw_body_file_t */
+    bw_str_t *files_tmp_content;       /* per file: FILES_TMP_CONTENT once read (data NULL: not yet) */
+    int files_tmp_n;                   /* ...of that many files */
+    apr_int64_t files_tmp_read;        /* bytes read for it, at most reqbody_seen */
     apr_array_header_t *part_headers;  /* bw_kv_t */
     int urlencoded_error_get;
     bw_body_result_t body_res;
@@ -188,7 +191,7 @@ struct bw_tx_s {
     bw_varval_t matched_var;
     const char *matched_var_name;      /* lazily built from matched_var */
     int has_matched_var;
-    apr_array_header_t *matched_vars;  /* bw_varval_t: MATCHED_VARS (previous chain link) */
+    apr_array_header_t *matched_vars;  /* bw_varval_t: MATCHED_VARS (earlier chain links) */
     apr_array_header_t *cur_matched;   /* bw_varval_t matched by the link being run */
     const bw_rule_t *cur_rule;
     int highest_severity;

@@ -78,13 +78,16 @@ static void x_coll_timed(bw_tx_t *tx, const bw_rule_t *rule, const bw_action_t *
     long now = (long)apr_time_sec(apr_time_now());
 
     if (sv->op == BW_SV_SET) {
-        /* expirevar: NAME disappears when the record is next read after now+N */
-        bw_str_t key = bw_str_make(apr_pstrcat(tx->pool, BW_EXPIRE_PREFIX, bw_str_pdup(tx->pool, name),
-                                               NULL));
-        bw_str_t when = bw_num_str(tx->pool, now + bw_str_to_num(val));
+        /* expirevar: NAME disappears when the record is next read after
+         * now+N. TX is never read back: mod_security2 2.9.7 leaves no
+         * __expire_ key there and keeps NAME (compat/expirevar.yaml). */
+        bw_str_t key, when;
+        if (!c->persist)
+            return;
+        key = bw_str_make(apr_pstrcat(tx->pool, BW_EXPIRE_PREFIX, bw_str_pdup(tx->pool, name), NULL));
+        when = bw_num_str(tx->pool, now + bw_str_to_num(val));
         bw_coll_set(tx->pool, c, key, when);
-        if (c->persist)
-            bw_persist_change(tx, rule, c, BW_PCH_SET, key, when, 0, &when);
+        bw_persist_change(tx, rule, c, BW_PCH_SET, key, when, 0, &when);
         return;
     }
     {

@@ -2,9 +2,11 @@
  * Variables that come from the request line, headers, connection and body:
  * ARGS*, REQUEST_*, QUERY_STRING, FILES*, MULTIPART_*, REQBODY_* and
  * friends. Each is produced on demand from data the transaction parsed
- * once; nothing here copies a value.
+ * once; nothing here copies a value but FILES_TMP_CONTENT, read from the
+ * stored uploads.
  */
 #include <string.h>
+#include <apr_file_io.h>
 #include "run/bw_run.h"
 
 /* ---- collections of name/value pairs ------------------------------------ */
@@ -134,6 +136,67 @@ static void g_files_sizes(bw_tx_t *tx, const bw_var_def_t *d, const void *data, 
 static void g_files_tmpnames(bw_tx_t *tx, const bw_var_def_t *d, const void *data, bw_str_t sel, apr_array_header_t *out)
 {
     gen_files(tx, d, sel, out, 3);
+}
+/* What the stored copy of file i holds, read at the first use and kept
+ * for the transaction: every byte, NULs too, as mod_security2 2.9.7 gives
+ * FILES_TMP_CONTENT. All that is read never passes the size of the body
+ * the files came in (what the transaction accepted: SecRequestBodyLimit at
+ * most); a file that grew on disk past it is cut there, and said. Returns
+ * 0 when there is no copy to read (not stored, or it cannot be opened). */
+static int tmp_content(bw_tx_t *tx, int i, bw_str_t *out)
+{
+    const bw_body_file_t *f = &((const bw_body_file_t *)tx->files->elts)[i];
+    apr_int64_t room = (apr_int64_t)tx->reqbody_seen - tx->files_tmp_read;
+    apr_size_t want, got = 0;
+    apr_file_t *fd;
+    apr_finfo_t fi;
+    char *buf;
+    if (!f->tmp_name)
+        return 0;
+    if (tx->files_tmp_n < tx->files->nelts) {   /* first use, or files came since */
+        bw_str_t *grown = apr_pcalloc(tx->pool, sizeof(bw_str_t) * (size_t)tx->files->nelts);
+        if (tx->files_tmp_n)
+            memcpy(grown, tx->files_tmp_content, sizeof(bw_str_t) * (size_t)tx->files_tmp_n);
+        tx->files_tmp_content = grown;
+        tx->files_tmp_n = tx->files->nelts;
+    }
+    if (tx->files_tmp_content[i].data) {
+        *out = tx->files_tmp_content[i];
+        return 1;
+    }
+    if (apr_file_open(&fd, f->tmp_name, APR_FOPEN_READ | APR_FOPEN_BINARY, 0, tx->pool) != APR_SUCCESS)
+        return 0;
+    if (apr_file_info_get(&fi, APR_FINFO_SIZE, fd) != APR_SUCCESS)
+        fi.size = f->size;
+    if (room < 0)
+        room = 0;
+    if (fi.size > room)
+        bw_tx_log_message(tx, 1, "FILES_TMP_CONTENT: %s cut at %" APR_INT64_T_FMT " bytes, "
+                          "what is left of the request body's size", f->tmp_name, room);
+    want = (apr_size_t)(fi.size < room ? fi.size : room);
+    buf = apr_palloc(tx->pool, want + 1);
+    if (want)
+        apr_file_read_full(fd, buf, want, &got);
+    apr_file_close(fd);
+    buf[got] = '\0';
+    tx->files_tmp_read += (apr_int64_t)got;
+    tx->files_tmp_content[i] = bw_str_n(buf, got);
+    *out = tx->files_tmp_content[i];
+    return 1;
+}
+
+static void g_files_tmp_content(bw_tx_t *tx, const bw_var_def_t *d, const void *data, bw_str_t sel,
+                                apr_array_header_t *out)
+{
+    int i;
+    for (i = 0; tx->files && i < tx->files->nelts; i++) {
+        const bw_body_file_t *f = &((const bw_body_file_t *)tx->files->elts)[i];
+        bw_str_t v;
+        if (sel.len && !bw_str_eq_ci(sel, f->field_name))
+            continue;
+        if (tmp_content(tx, i, &v))
+            bw_var_emit(out, d, f->field_name, v);
+    }
 }
 static void g_files_content(bw_tx_t *tx, const bw_var_def_t *d, const void *data, bw_str_t sel, apr_array_header_t *out)
 {
@@ -343,7 +406,7 @@ const bw_var_gen_t bw_var_gens_request[BW_V__COUNT] = {
     [BW_V_FILES_NAMES] = { g_files_names, NULL },
     [BW_V_FILES_SIZES] = { g_files_sizes, NULL },
     [BW_V_FILES_TMPNAMES] = { g_files_tmpnames, NULL },
-    [BW_V_FILES_TMP_CONTENT] = { g_files_tmpnames, NULL },
+    [BW_V_FILES_TMP_CONTENT] = { g_files_tmp_content, NULL },
     [BW_V_FILES_CONTENT] = { g_files_content, NULL },
     [BW_V_FILES_COMBINED_SIZE] = { g_files_combined, NULL },
     [BW_V_MULTIPART_FILENAME] = { g_mp_names, NULL },

@@ -23,6 +23,9 @@
                                      once and keeps them across phases until it does */
 #define BW_VAR_FROM_BODY    0x20  /* with BW_VAR_STABLE: also made of the request body */
 #define BW_VAR_FROM_RESPONSE 0x40 /* with BW_VAR_STABLE: made of the response */
+#define BW_VAR_NAMED_BY_KEY 0x80  /* a value is named by its key alone: MATCHED_VARS's
+                                     keys are the names of the variables that matched,
+                                     and a match of one is logged under that name */
 
 #define BW_C (BW_VAR_COLLECTION)
 #define BW_CS (BW_VAR_COLLECTION | BW_VAR_STABLE)
@@ -33,6 +36,7 @@
 #define BW_CR (BW_CS | BW_VAR_FROM_RESPONSE)
 #define BW_SR (BW_SS | BW_VAR_FROM_RESPONSE)
 #define BW_K (BW_VAR_COLLECTION | BW_VAR_TX_COLL)
+#define BW_M (BW_VAR_COLLECTION | BW_VAR_NAMED_BY_KEY)
 
 /* X(symbol, "NAME", flags): every variable, in lookup order. */
 #define BW_VAR_LIST(X)                                                                   \
@@ -92,7 +96,7 @@
     X(TX, "TX", BW_K) X(IP, "IP", BW_K) X(SESSION, "SESSION", BW_K) X(USER, "USER", BW_K) \
     X(GLOBAL, "GLOBAL", BW_K) X(RESOURCE, "RESOURCE", BW_K) X(GEO, "GEO", BW_K)           \
     X(ENV, "ENV", BW_C) X(RULE, "RULE", BW_C | BW_VAR_SELECTOR_REQ)                       \
-    X(MATCHED_VARS, "MATCHED_VARS", BW_C) X(MATCHED_VARS_NAMES, "MATCHED_VARS_NAMES", BW_C) \
+    X(MATCHED_VARS, "MATCHED_VARS", BW_M) X(MATCHED_VARS_NAMES, "MATCHED_VARS_NAMES", BW_M) \
     X(RESPONSE_HEADERS, "RESPONSE_HEADERS", BW_CR)                                       \
     X(RESPONSE_HEADERS_NAMES, "RESPONSE_HEADERS_NAMES", BW_CR)                           \
     X(MATCHED_VAR, "MATCHED_VAR", BW_S) X(MATCHED_VAR_NAME, "MATCHED_VAR_NAME", BW_S)     \
@@ -149,7 +153,9 @@ typedef struct bw_varval_s {
     int is_count;           /* produced by &VAR */
 } bw_varval_t;
 
-/* The full name of a value for logs and MATCHED_VAR_NAME: "ARGS:id". */
+/* The full name of a value for logs and MATCHED_VAR_NAME: "ARGS:id"; a
+ * count is named by its variable alone ("ARGS" for &ARGS:id), a value of
+ * MATCHED_VARS by the variable it came from, as mod_security2 2.9.7 does. */
 const char *bw_varval_name(apr_pool_t *p, const bw_varval_t *v);
 
 /* Append one value to out (an array of bw_varval_t). */

@@ -156,24 +156,25 @@ int bw_target_selects(const bw_target_t *t, bw_str_t name, pcre2_match_data *md)
 
 const char *bw_varval_name(apr_pool_t *p, const bw_varval_t *v)
 {
-    size_t n = strlen(v->var->name), len = (v->is_count ? 1 : 0) + n + (v->key.len ? 1 + v->key.len : 0);
+    int by_key = (v->var->flags & BW_VAR_NAMED_BY_KEY) != 0;
+    size_t n = by_key ? 0 : strlen(v->var->name), len;
+    const char *nul;
     char *out, *o;
-    if (!v->key.len && !v->is_count)
+    /* mod_security2 names a count by its variable, whatever the selector */
+    if (v->is_count || !v->key.len)
         return v->var->name;
-    /* "&" NAME ":" key, as "%s%s:%.*s" would print it (up to a NUL in key) */
-    o = out = apr_palloc(p, len + 1);
-    if (v->is_count)
-        *o++ = '&';
-    memcpy(o, v->var->name, n);
-    o += n;
-    if (v->key.len) {
-        const char *nul = memchr(v->key.data, '\0', v->key.len);
-        size_t k = nul ? (size_t)(nul - v->key.data) : v->key.len;
+    /* NAME ":" key, as "%s:%.*s" would print it (up to a NUL in key);
+     * the key alone where it is the name (MATCHED_VARS) */
+    nul = memchr(v->key.data, '\0', v->key.len);
+    len = nul ? (size_t)(nul - v->key.data) : v->key.len;
+    o = out = apr_palloc(p, n + 1 + len + 1);
+    if (!by_key) {
+        memcpy(o, v->var->name, n);
+        o += n;
         *o++ = ':';
-        memcpy(o, v->key.data, k);
-        o += k;
     }
-    *o = '\0';
+    memcpy(o, v->key.data, len);
+    o[len] = '\0';
     return out;
 }
 
