@@ -144,6 +144,7 @@ static void register_hooks(apr_pool_t *p)
     bw_httpd_register_hooks(p);
     bw_httpd_register_filters();
     bw_httpd_register_chroot();
+    bw_httpd_register_status();
     ap_hook_post_config(audit_post_config, NULL, NULL, APR_HOOK_MIDDLE);
     ap_hook_child_init(audit_child_init, NULL, NULL, APR_HOOK_MIDDLE);
     ap_hook_log_transaction(audit_log_transaction, NULL, before_log_config, APR_HOOK_MIDDLE);
