@@ -94,6 +94,9 @@ static const char *cmd_sec(cmd_parms *cmd, void *dv, const char *args)
         && strcasecmp(cmd->cmd->name, "SecCollectionTimeout")
         && (err = ap_check_cmd_context(cmd, GLOBAL_ONLY)))
         return err;
+    /* one block of live counters per Apache (bw_httpd_status.c) */
+    if (!strncasecmp(cmd->cmd->name, "SecMetrics", 10) && (err = ap_check_cmd_context(cmd, GLOBAL_ONLY)))
+        return err;
     err = bw_config_directive(d->cfg, cmd->cmd->name, args,
                                           cmd->directive ? cmd->directive->filename : NULL,
                                           cmd->directive ? cmd->directive->line_num : 0);
