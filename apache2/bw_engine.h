@@ -74,6 +74,7 @@ typedef struct bw_store_conf_s {
     int fail_status;
 } bw_store_conf_t;
 struct bw_gsb_db_s;   /* a Safe Browsing hash list (operators/bw_gsb.h) */
+struct bw_oas_s;      /* a compiled OpenAPI description (openapi/bw_openapi.h) */
 
 /* Every Sec* setting of one context. Unset values are -1 / NULL and are
  * inherited from the parent context when programs are built. */
@@ -126,6 +127,7 @@ typedef struct bw_settings_s {
     const char *gsb_db;              /* SecGsbLookupDb, as resolved */
     const struct bw_gsb_db_s *gsb;   /* ...read at the directive (operators/bw_gsb.h) */
     const char *scan_cache_dir;      /* compiled multi-pattern databases (SecScanCacheDir) */
+    const struct bw_oas_s *openapi;  /* BulwarkOpenAPI: compiled at the directive, or NULL */
     const char *chroot_dir;          /* SecChrootDir (main server only): the glue chroots there */
     int external_programs;           /* SecExternalPrograms: may @inspectFile/exec run programs */
     int external_program_timeout;    /* SecExternalProgramTimeout, seconds */

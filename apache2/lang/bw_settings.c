@@ -73,6 +73,7 @@ void bw_settings_merge(bw_settings_t *out, const bw_settings_t *parent, const bw
     MI(audit_format); MP(audit_storage_dir); MI(audit_dir_mode); MI(audit_file_mode);
     MP(audit_relevant_status); MP(audit_relevant_status_re);
     MP(debug_log); MI(debug_log_level); MI(collection_timeout); MP(store); MP(geo_db); MP(geo); MP(gsb_db); MP(gsb); MP(scan_cache_dir);
+    MP(openapi);
     MP(chroot_dir);
     MI(status_engine); MP(server_signature); MP(component_signatures);
     MI(disable_backend_compression); MI(rule_inheritance); MI(stream_inbody_inspection);
