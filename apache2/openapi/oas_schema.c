@@ -171,12 +171,14 @@ const oas_prop_t *oas_prop_find(const oas_schema_t *s, const char *name, size_t 
 static int object_kws(oas_compiler_t *c, oas_schema_t *s, const oas_node_t *props,
                       const oas_node_t *req, char **err)
 {
-    int np = props ? props->kids->nelts : 0, nr = req ? req->kids->nelts : 0, i, n = 0;
+    int np, nr, i, n = 0;
     oas_prop_t *t;
     if (props && props->kind != OAS_N_MAP)
         return fail(c, err, props->ptr, "must be a map of schemas") ? 0 : -1;
     if (req && req->kind != OAS_N_SEQ)
         return fail(c, err, req->ptr, "must be a list of property names") ? 0 : -1;
+    np = props ? props->kids->nelts : 0;
+    nr = req ? req->kids->nelts : 0;
     if (nr > OAS_MAX_REQUIRED)
         return fail(c, err, req->ptr, apr_psprintf(c->p, "more than %d required properties are "
                                                    "not supported", OAS_MAX_REQUIRED)) ? 0 : -1;

@@ -407,6 +407,8 @@ static int servers(spec_t *sp, const oas_node_t *list)
 {
     int i;
     sp->oas->bases = apr_array_make(sp->p, 2, sizeof(const char *));
+    if (list && list->kind != OAS_N_SEQ)
+        return fail(sp, list->ptr, "must be a list");
     for (i = 0; list && i < list->kids->nelts; i++) {
         const oas_node_t *u = oas_get(OAS_KID(list, i), "url");
         const char *s, *slash;
@@ -426,8 +428,6 @@ static int servers(spec_t *sp, const oas_node_t *list)
             n--;
         *(const char **)apr_array_push(sp->oas->bases) = apr_pstrmemdup(sp->p, s, n);
     }
-    if (list && list->kind != OAS_N_SEQ)
-        return fail(sp, list->ptr, "must be a list");
     if (!sp->oas->bases->nelts)
         *(const char **)apr_array_push(sp->oas->bases) = "";
     return 0;

@@ -95,7 +95,7 @@ static const char *where(oas_stream_t *st)
         if (l->is_array) {
             put(buf, &at, num, (size_t)snprintf(num, sizeof(num), "%ld", l->index - 1));
         } else {
-            const char *k = st->keys.data + l->key_off;
+            const char *k = l->key_len ? st->keys.data + l->key_off : "";
             size_t j;
             for (j = 0; j < l->key_len; j++) {
                 if (k[j] == '~' || k[j] == '/') {
