@@ -495,6 +495,7 @@ static const dir_def_t dirs[] = {
     { "SecRemoteRulesTimeout", DT_CUSTOM, 0, NULL, d_remote_timeout },
     { "SecGsbLookupDb", DT_CUSTOM, 0, NULL, d_gsb_db },
     { "BulwarkOpenAPI", DT_CUSTOM, 0, NULL, d_openapi },
+    { "BulwarkOpenAPIProblem", DT_ONOFF, OFF(openapi_problem), NULL, NULL },
     { NULL, DT_IGNORED, 0, NULL, NULL }
 };
 

@@ -20,31 +20,43 @@ static int digit(char c)
     return c >= '0' && c <= '9';
 }
 
+/* The number a JSON number's text says. Up to 15 significant digits and no
+ * exponent (prices, counts: nearly every number a body carries) it is the
+ * digits as an integer divided by a power of ten, both exact in a double,
+ * so the one rounding is the division's, as strtod's; longer ones go to
+ * strtod. */
 int oas_number(bw_str_t t, double *num, unsigned *type)
 {
+    static const double pow10[] = { 1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
+                                    1e11, 1e12, 1e13, 1e14, 1e15 };
     char buf[NUM_TEXT_MAX];
     size_t i = 0;
-    int integral = 1;
+    int integral = 1, neg = 0, digits = 0, frac = 0, exp = 0;
+    uint64_t mant = 0;
     if (!t.len || t.len >= NUM_TEXT_MAX)
         return 0;
-    if (t.data[i] == '-')
+    if (t.data[i] == '-') {
+        neg = 1;
         i++;
+    }
     if (i < t.len && t.data[i] == '0')
         i++;
     else if (i < t.len && digit(t.data[i]))
-        while (i < t.len && digit(t.data[i]))
-            i++;
+        for (; i < t.len && digit(t.data[i]); i++, digits++)
+            mant = mant * 10 + (uint64_t)(t.data[i] - '0');
     else
         return 0;
     if (i < t.len && t.data[i] == '.') {
         integral = 0;
         if (++i >= t.len || !digit(t.data[i]))
             return 0;
-        while (i < t.len && digit(t.data[i]))
-            i++;
+        for (; i < t.len && digit(t.data[i]); i++, frac++)
+            if (digits + frac < 19)
+                mant = mant * 10 + (uint64_t)(t.data[i] - '0');
     }
     if (i < t.len && (t.data[i] == 'e' || t.data[i] == 'E')) {
         integral = 0;
+        exp = 1;
         i++;
         if (i < t.len && (t.data[i] == '+' || t.data[i] == '-'))
             i++;
@@ -55,9 +67,15 @@ int oas_number(bw_str_t t, double *num, unsigned *type)
     }
     if (i != t.len)
         return 0;
-    memcpy(buf, t.data, t.len);
-    buf[t.len] = '\0';
-    *num = strtod(buf, NULL);
+    if (!exp && digits + frac <= 15) {
+        *num = (double)mant / pow10[frac];
+        if (neg)
+            *num = -*num;
+    } else {
+        memcpy(buf, t.data, t.len);
+        buf[t.len] = '\0';
+        *num = strtod(buf, NULL);
+    }
     /* 1.0 and 1e2 are integers to JSON Schema */
     if (!integral && isfinite(*num) && *num == floor(*num))
         integral = 1;

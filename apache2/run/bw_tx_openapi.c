@@ -8,6 +8,8 @@
  *                             &OPENAPI_VIOLATIONS counts them
  *   OPENAPI_VIOLATIONS_NAMES  the same names
  *   OPENAPI_OPERATION         operationId (or "METHOD /template") matched
+ * A deny of a request that broke the description may answer with an RFC
+ * 9457 problem document naming the violations (bw_tx_openapi_problem).
  * The check begins when first needed (a variable read, the first chunk of
  * the body), so phase 1 sees the path, method and parameter violations and
  * phase 2 the body's as well. A <Location> that names another description
@@ -95,4 +97,68 @@ int bw_var_openapi_operation(bw_tx_t *tx, bw_str_t *out)
         return 0;
     *out = bw_str_make(op);
     return 1;
+}
+
+/* s as the body of a JSON string: quote, backslash and control bytes
+ * escaped, and bytes past ASCII as \u00XX, so that the document is valid
+ * JSON whatever bytes a violation's name carries (a query parameter's
+ * name need not be UTF-8). */
+static void json_str(bw_buf_t *b, apr_pool_t *p, const char *s)
+{
+    static const char hex[] = "0123456789abcdef";
+    bw_buf_append(p, b, "\"", 1);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        char e[6] = { '\\', 'u', '0', '0', hex[c >> 4], hex[c & 15] };
+        if (c == '"' || c == '\\') {
+            e[1] = (char)c;
+            bw_buf_append(p, b, e, 2);
+        } else if (c < 0x20 || c >= 0x7f) {
+            bw_buf_append(p, b, e, 6);
+        } else {
+            bw_buf_append(p, b, (const char *)&c, 1);
+        }
+    }
+    bw_buf_append(p, b, "\"", 1);
+}
+
+static void put(bw_buf_t *b, apr_pool_t *p, const char *s)
+{
+    bw_buf_append(p, b, s, strlen(s));
+}
+
+const char *bw_tx_openapi_problem(bw_tx_t *tx, int status)
+{
+    struct bw_oas_run_s *run;
+    const apr_array_header_t *v;
+    const char *op;
+    bw_buf_t b = { NULL, 0, 0 };
+    int i;
+    if (tx->cfg->openapi_problem != 1 || !(run = bw_tx_openapi(tx)) || !bw_oas_violation_count(run))
+        return NULL;
+    v = bw_oas_violations(run);
+    op = bw_oas_operation(run);
+    put(&b, tx->pool, apr_psprintf(tx->pool, "{\"type\":\"about:blank\",\"status\":%d,"
+                                   "\"title\":\"The request does not match the API description\","
+                                   "\"detail\":\"%ld violation%s\",\"operation\":", status,
+                                   bw_oas_violation_count(run),
+                                   bw_oas_violation_count(run) == 1 ? "" : "s"));
+    if (op)
+        json_str(&b, tx->pool, op);
+    else
+        put(&b, tx->pool, "null");
+    put(&b, tx->pool, ",\"violations\":[");
+    for (i = 0; i < v->nelts; i++) {
+        const bw_oas_violation_t *x = &((const bw_oas_violation_t *)v->elts)[i];
+        put(&b, tx->pool, i ? ",{\"pointer\":" : "{\"pointer\":");
+        json_str(&b, tx->pool, x->where);
+        put(&b, tx->pool, ",\"reason\":");
+        json_str(&b, tx->pool, x->reason);
+        put(&b, tx->pool, ",\"schema\":");
+        json_str(&b, tx->pool, x->schema);
+        put(&b, tx->pool, "}");
+    }
+    put(&b, tx->pool, "]}\n");
+    bw_buf_append(tx->pool, &b, "", 1);   /* the NUL */
+    return b.data;
 }
