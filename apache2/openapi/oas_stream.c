@@ -145,7 +145,7 @@ static apr_pool_t *reason_pool(oas_stream_t *st, int i)
 static int push_inst(oas_stream_t *st)
 {
     if (st->n_inst == st->cap_inst) {
-        int cap = st->cap_inst ? st->cap_inst * 2 : 64;
+        int cap = st->cap_inst ? st->cap_inst * 2 : 16;
         inst_t *n = apr_palloc(st->p, sizeof(*n) * (size_t)cap);
         if (st->n_inst)
             memcpy(n, st->insts, sizeof(*n) * (size_t)st->n_inst);
@@ -320,7 +320,7 @@ static void value_begin(oas_stream_t *st, const oas_value_t *v, int is_array)
     }
     container_checks(st, first, is_array);
     if (st->n_levels == st->cap_levels) {
-        int cap = st->cap_levels ? st->cap_levels * 2 : 32;
+        int cap = st->cap_levels ? st->cap_levels * 2 : 8;
         level_t *n = apr_palloc(st->p, sizeof(*n) * (size_t)cap);
         if (st->n_levels)
             memcpy(n, st->levels, sizeof(*n) * (size_t)st->n_levels);
