@@ -349,8 +349,7 @@ bw_oas_run_t *bw_oas_begin(apr_pool_t *pool, const bw_oas_t *oas, const bw_oas_r
         return run;
     }
     for (i = 0; i < run->path->n_ops; i++)
-        if (bw_str_eq_cstr_ci(req->method, run->path->ops[i].method)
-            && req->method.len == strlen(run->path->ops[i].method))
+        if (bw_str_eq(req->method, bw_str_make(run->path->ops[i].method)))   /* case matters */
             run->op = &run->path->ops[i];
     if (!run->op) {
         report(run, "/method", apr_psprintf(pool, "%s is not described for %s",

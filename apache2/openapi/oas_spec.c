@@ -150,6 +150,7 @@ static int param_one(spec_t *sp, const oas_node_t *n, oas_param_t *pm)
  * Authorization are left out, as the specification says. */
 static int params(spec_t *sp, const oas_node_t *lists[2], apr_array_header_t *out)
 {
+    apr_array_header_t *from = apr_array_make(sp->p, 4, sizeof(int));   /* list of each */
     int l, i, j;
     for (l = 0; l < 2; l++) {
         const oas_node_t *list = lists[l];
@@ -172,12 +173,15 @@ static int params(spec_t *sp, const oas_node_t *lists[2], apr_array_header_t *ou
                                                                : !strcmp(o->name, pm.name)))
                     break;
             }
-            if (j < out->nelts && l == 0)
+            if (j < out->nelts && ((int *)from->elts)[j] == l)
                 return fail(sp, n->ptr, "the same parameter is described twice");
-            if (j < out->nelts)
+            if (j < out->nelts) {
                 ((oas_param_t *)out->elts)[j] = pm;
-            else
+                ((int *)from->elts)[j] = l;
+            } else {
                 *(oas_param_t *)apr_array_push(out) = pm;
+                *(int *)apr_array_push(from) = l;
+            }
         }
     }
     return 0;
