@@ -34,7 +34,21 @@
 #include <apr_file_io.h>
 #include "openapi/bw_openapi.h"
 
-static apr_pool_t *pool;
+static apr_pool_t *pool;    /* the case files, for the whole run */
+static apr_pool_t *tpool;   /* one test's: the descriptions it loads die with it (their
+                               patterns are freed by its cleanups, as LeakSanitizer wants) */
+static apr_hash_t *specs;   /* name -> const bw_oas_t *, in tpool */
+
+static void setup(void)
+{
+    apr_pool_create(&tpool, pool);
+    specs = apr_hash_make(tpool);
+}
+
+static void teardown(void)
+{
+    apr_pool_destroy(tpool);
+}
 
 static const char *data_path(const char *name)
 {
@@ -68,16 +82,13 @@ static char *slurp(const char *path, apr_size_t *len)
 
 static const bw_oas_t *spec(const char *name)
 {
-    static apr_hash_t *cache;
     const bw_oas_t *o;
     char *err = NULL;
-    if (!cache)
-        cache = apr_hash_make(pool);
-    if ((o = apr_hash_get(cache, name, APR_HASH_KEY_STRING)))
+    if ((o = apr_hash_get(specs, name, APR_HASH_KEY_STRING)))
         return o;
-    o = bw_oas_load(pool, data_path(name), &err);
+    o = bw_oas_load(tpool, data_path(name), &err);
     ck_assert_msg(o != NULL, "%s: %s", name, err ? err : "?");
-    apr_hash_set(cache, apr_pstrdup(pool, name), APR_HASH_KEY_STRING, o);
+    apr_hash_set(specs, apr_pstrdup(tpool, name), APR_HASH_KEY_STRING, o);
     return o;
 }
 
@@ -187,7 +198,7 @@ static void check_case(const req_case_t *c)
     apr_array_header_t *got, *again;
     unsigned split;
     int i;
-    apr_pool_create(&p, pool);
+    apr_pool_create(&p, tpool);
     got = run_case(c, 0, p);
     for (i = 0; i < got->nelts || i < c->expect->nelts; i++) {
         const char *g = i < got->nelts ? ((char **)got->elts)[i] : "(nothing)";
@@ -321,7 +332,7 @@ START_TEST(spec_cases_run)
 {
     const spec_case_t *c = &((spec_case_t *)spec_cases->elts)[_i];
     char *err = NULL;
-    bw_oas_t *o = bw_oas_load_text(pool, "case.yaml", c->text, strlen(c->text), &err);
+    bw_oas_t *o = bw_oas_load_text(tpool, "case.yaml", c->text, strlen(c->text), &err);
     ck_assert_msg(c->error != NULL, "case \"%s\" (line %d) has no error: line", c->name, c->line);
     if (!strcmp(c->error, "none")) {
         ck_assert_msg(o != NULL, "case \"%s\" (line %d): %s", c->name, c->line, err);
@@ -344,7 +355,7 @@ END_TEST
 START_TEST(missing_file)
 {
     char *err = NULL;
-    ck_assert_ptr_null(bw_oas_load(pool, data_path("no-such.yaml"), &err));
+    ck_assert_ptr_null(bw_oas_load(tpool, data_path("no-such.yaml"), &err));
     ck_assert_ptr_nonnull(strstr(err, "no-such.yaml: cannot read"));
 }
 END_TEST
@@ -362,7 +373,7 @@ static long hostile(const char *target, const char *body, size_t len, int depth_
     bw_body_result_t res;
     bw_body_limits_t lim;
     bw_body_parser_t *bp;
-    apr_array_header_t *h = apr_array_make(pool, 1, sizeof(bw_kv_t));
+    apr_array_header_t *h = apr_array_make(tpool, 1, sizeof(bw_kv_t));
     bw_kv_t *ct = apr_array_push(h);
     struct timespec t0, t1;
     const apr_array_header_t *v;
@@ -373,21 +384,21 @@ static long hostile(const char *target, const char *body, size_t len, int depth_
     req.uri = bw_str_make(target);
     req.headers = h;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    run = bw_oas_begin(pool, spec("shop.yaml"), &req, NULL, NULL);
+    run = bw_oas_begin(tpool, spec("shop.yaml"), &req, NULL, NULL);
     memset(&sink, 0, sizeof(sink));
     memset(&res, 0, sizeof(res));
     memset(&lim, 0, sizeof(lim));
     lim.json_depth = depth_limit;
     sink.json = bw_oas_body_observer(run);
     ck_assert_ptr_nonnull(sink.json);
-    bp = bw_body_json_create(pool, &lim, &sink, &res);
+    bp = bw_body_json_create(tpool, &lim, &sink, &res);
     bw_body_feed(bp, body, len);
     bw_body_finish(bp);
     bw_oas_body_end(run, 1, res.error ? res.error_msg : NULL);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     *secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
     v = bw_oas_violations(run);
-    *first = v->nelts ? apr_psprintf(pool, "%s ~ %s", ((bw_oas_violation_t *)v->elts)[0].where,
+    *first = v->nelts ? apr_psprintf(tpool, "%s ~ %s", ((bw_oas_violation_t *)v->elts)[0].where,
                                      ((bw_oas_violation_t *)v->elts)[0].reason) : "";
     return bw_oas_violation_count(run);
 }
@@ -399,7 +410,7 @@ START_TEST(deep_recursive_ref)
     const int n = 20000;
     const char *open = "{\"name\":\"c\",\"children\":[", *close = "]}";
     size_t lo = strlen(open), len = (size_t)n * (lo + 2) + 16, at = 0;
-    char *b = apr_palloc(pool, len);
+    char *b = apr_palloc(tpool, len);
     const char *first;
     double secs;
     long nv;
@@ -432,7 +443,7 @@ START_TEST(deep_unconstrained)
                        "\"quantity\":1}],\"payment\":{\"method\":\"card\",\"last4\":\"1234\"},"
                        "\"metadata\":{\"x\":";
     size_t lh = strlen(head), len = lh + 2 * (size_t)n + 8, at = lh;
-    char *b = apr_palloc(pool, len);
+    char *b = apr_palloc(tpool, len);
     const char *first;
     double secs;
     long nv;
@@ -458,7 +469,7 @@ START_TEST(huge_array)
                        "\"last4\":\"1234\"},\"items\":[";
     const char *item = "{\"sku\":\"SKU000001\",\"quantity\":2},";
     size_t lh = strlen(head), li = strlen(item), at = lh;
-    char *b = apr_palloc(pool, lh + li * (size_t)n + 64);
+    char *b = apr_palloc(tpool, lh + li * (size_t)n + 64);
     const char *first;
     double secs;
     long nv;
@@ -500,6 +511,9 @@ static Suite *openapi_suite(void)
     TCase *th = tcase_create("hostile");
     tcase_set_timeout(tc, 60);
     tcase_set_timeout(th, 120);
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_checked_fixture(ts, setup, teardown);
+    tcase_add_checked_fixture(th, setup, teardown);
     tcase_add_loop_test(tc, request_cases, 0, req_cases->nelts);
     tcase_add_test(ts, shop_loads);
     tcase_add_test(ts, missing_file);
