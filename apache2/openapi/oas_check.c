@@ -376,7 +376,10 @@ static int lit_equal(const oas_lit_t *l, const oas_value_t *v)
 static const char *check_string(apr_pool_t *p, const oas_schema_t *s, const oas_value_t *v,
                                 pcre2_match_data *md, pcre2_match_context *mctx)
 {
-    if (s->min_len >= 0 || s->max_len >= 0) {
+    /* a character is one to four bytes: count them only when the byte
+     * length alone cannot decide */
+    if ((s->max_len >= 0 && v->text.len > (size_t)s->max_len)
+        || (s->min_len >= 0 && v->text.len < 4 * (size_t)s->min_len)) {
         size_t n = code_points(v->text);
         if (s->min_len >= 0 && n < (size_t)s->min_len)
             return why(p, "shorter than minLength %ld", s->min_len);

@@ -156,7 +156,12 @@ const oas_prop_t *oas_prop_find(const oas_schema_t *s, const char *name, size_t 
     while (lo <= hi) {
         int mid = (lo + hi) / 2, r;
         const oas_prop_t *p = &s->props[mid];
-        r = p->name.len != len ? (p->name.len < len ? -1 : 1) : memcmp(p->name.data, name, len);
+        if (p->name.len != len)
+            r = p->name.len < len ? -1 : 1;
+        else if (len && p->name.data[0] != name[0])
+            r = (unsigned char)p->name.data[0] < (unsigned char)name[0] ? -1 : 1;
+        else
+            r = memcmp(p->name.data, name, len);
         if (!r)
             return p;
         if (r < 0)
