@@ -223,8 +223,8 @@ static int ipv6(const char *s, size_t n)
 
 static int atext(char c)
 {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || digit(c) || (c && strchr("!#$%&'*+-/=?^_`{|}~", c))
-        || (unsigned char)c >= 0x80;
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || digit(c)
+        || (c && strchr("!#$%&'*+-/=?^_`{|}~", c)) || (unsigned char)c >= 0x80;
 }
 
 /* dot-atom local part @ a domain of letter-digit-hyphen labels or an
