@@ -142,8 +142,11 @@ static apr_pool_t *reason_pool(oas_stream_t *st, int i)
     return st->insts[i].report && !st->full(st->ctx) ? st->p : NULL;
 }
 
-static int push_inst(oas_stream_t *st)
+/* A new check of s: every field set here (a check is pushed for every
+ * value a schema constrains, so no memset call per push). */
+static int push_inst(oas_stream_t *st, const oas_schema_t *s, int owner, int mode, int report)
 {
+    inst_t *x;
     if (st->n_inst == st->cap_inst) {
         int cap = st->cap_inst ? st->cap_inst * 2 : 16;
         inst_t *n = apr_palloc(st->p, sizeof(*n) * (size_t)cap);
@@ -152,7 +155,17 @@ static int push_inst(oas_stream_t *st)
         st->insts = n;
         st->cap_inst = cap;
     }
-    memset(&st->insts[st->n_inst], 0, sizeof(inst_t));
+    x = &st->insts[st->n_inst];
+    x->s = s;
+    x->owner = owner;
+    x->mode = (unsigned char)mode;
+    x->report = (unsigned char)report;
+    x->failed = 0;
+    x->kind = K_NONE;
+    x->any_pass = x->one_pass = x->not_valid = 0;
+    x->count = 0;
+    x->seen = 0;
+    x->pending = NULL;
     return st->n_inst++;
 }
 
@@ -170,11 +183,7 @@ static int expand(oas_stream_t *st, const oas_schema_t *s, int owner, int mode, 
         st->dead = 1;
         return -1;
     }
-    x = push_inst(st);
-    st->insts[x].s = s;
-    st->insts[x].owner = owner;
-    st->insts[x].mode = (unsigned char)mode;
-    st->insts[x].report = (unsigned char)report;
+    x = push_inst(st, s, owner, mode, report);
     for (i = 0; i < s->n_all; i++)
         if (expand(st, s->all_of[i], x, M_ALL, report) < 0)
             return -1;
