@@ -74,6 +74,7 @@ typedef struct bw_store_conf_s {
     int fail_status;
 } bw_store_conf_t;
 struct bw_gsb_db_s;   /* a Safe Browsing hash list (operators/bw_gsb.h) */
+struct bw_oas_s;      /* a compiled OpenAPI description (openapi/bw_openapi.h) */
 
 /* Every Sec* setting of one context. Unset values are -1 / NULL and are
  * inherited from the parent context when programs are built. */
@@ -126,6 +127,9 @@ typedef struct bw_settings_s {
     const char *gsb_db;              /* SecGsbLookupDb, as resolved */
     const struct bw_gsb_db_s *gsb;   /* ...read at the directive (operators/bw_gsb.h) */
     const char *scan_cache_dir;      /* compiled multi-pattern databases (SecScanCacheDir) */
+    const struct bw_oas_s *openapi;  /* BulwarkOpenAPI: compiled at the directive, or NULL */
+    int openapi_problem;             /* BulwarkOpenAPIProblem: a deny answers with a problem
+                                        document when the request broke the description */
     const char *chroot_dir;          /* SecChrootDir (main server only): the glue chroots there */
     int external_programs;           /* SecExternalPrograms: may @inspectFile/exec run programs */
     int external_program_timeout;    /* SecExternalProgramTimeout, seconds */
@@ -379,6 +383,12 @@ const char *bw_tx_hash_location(bw_tx_t *tx, const char *location);
 /* Run one phase. Returns 1 and fills *iv when the transaction must be
  * disrupted, else 0. Phases already run, or skipped by allow, return 0. */
 int bw_tx_run_phase(bw_tx_t *tx, int phase, bw_intervention_t *iv);
+
+/* BulwarkOpenAPI with BulwarkOpenAPIProblem On (the default): the body to
+ * answer a deny with status with, an RFC 9457 problem document
+ * (application/problem+json) naming the request's violations; NULL when
+ * the request broke no description or the setting is Off. */
+const char *bw_tx_openapi_problem(bw_tx_t *tx, int status);
 
 /* Effective rule engine mode for this transaction (after ctl:ruleEngine). */
 int bw_tx_engine_mode(const bw_tx_t *tx);

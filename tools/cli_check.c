@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include "cli.h"
 #include "bw_engine.h"
+#include "openapi/bw_openapi.h"
 
 typedef struct {
     const char *name;
@@ -109,5 +110,9 @@ int bw_cli_check(apr_pool_t *pool, int argc, const char *const *argv)
     print_counts(pool, "variables", st.variables);
     print_counts(pool, "transformations", st.tfns);
     print_counts(pool, "actions", st.actions);
+    if (bw_program_settings(prog)->openapi) {
+        const bw_oas_t *oas = bw_program_settings(prog)->openapi;
+        printf("OpenAPI: %s, %d operations\n", bw_oas_file(oas), bw_oas_operation_count(oas));
+    }
     return 0;
 }

@@ -88,3 +88,42 @@ const char *bw_memmem(const char *hay, size_t hlen, const char *needle, size_t n
         return NULL;
     return memmem(hay, hlen, needle, nlen);
 }
+
+bw_str_t bw_str_pct_decode(apr_pool_t *p, bw_str_t in)
+{
+    char *o;
+    size_t i, n = 0;
+    if (!memchr(in.data, '%', in.len))
+        return in;
+    o = apr_palloc(p, in.len + 1);
+    for (i = 0; i < in.len; i++) {
+        if (in.data[i] == '%' && i + 2 < in.len && bw_hexval(in.data[i + 1]) >= 0
+            && bw_hexval(in.data[i + 2]) >= 0) {
+            o[n++] = (char)(bw_hexval(in.data[i + 1]) * 16 + bw_hexval(in.data[i + 2]));
+            i += 2;
+        } else {
+            o[n++] = in.data[i];
+        }
+    }
+    o[n] = '\0';
+    return bw_str_n(o, n);
+}
+
+void bw_buf_append(apr_pool_t *pool, bw_buf_t *b, const char *data, size_t len)
+{
+    if (len == 0)
+        return;
+    if (b->len + len > b->cap) {
+        size_t cap = b->cap ? b->cap : 64;
+        char *n;
+        while (cap < b->len + len)
+            cap *= 2;
+        n = apr_palloc(pool, cap);
+        if (b->len)
+            memcpy(n, b->data, b->len);
+        b->data = n;
+        b->cap = cap;
+    }
+    memcpy(b->data + b->len, data, len);
+    b->len += len;
+}

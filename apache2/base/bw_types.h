@@ -64,6 +64,19 @@ int bw_str_eq_cstr_ci(bw_str_t a, const char *b);
 /* ASCII lower-case copy in pool p. */
 bw_str_t bw_str_lower(apr_pool_t *p, bw_str_t s);
 
+/* %XX-decoded as httpd decodes a path ('+' stays '+'; an invalid escape
+ * stays as written); s itself when it has no '%'. */
+bw_str_t bw_str_pct_decode(apr_pool_t *p, bw_str_t s);
+
+/* A growable byte buffer in a pool. Growth doubles, so appending n bytes in
+ * any number of pieces costs O(n) time and at most 2n + 64 bytes of pool. */
+typedef struct {
+    char *data;
+    size_t len;
+    size_t cap;
+} bw_buf_t;
+void bw_buf_append(apr_pool_t *pool, bw_buf_t *b, const char *data, size_t len);
+
 /* s without the spaces and tabs at its ends (no copy). */
 bw_str_t bw_str_trim(bw_str_t s);
 

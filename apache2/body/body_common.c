@@ -76,25 +76,6 @@ int bw_body_finish(bw_body_parser_t *bp)
     return bp->ops->finish(bp) < 0 || bp->res->error ? -1 : 0;
 }
 
-void bw_body_buf_append(apr_pool_t *pool, bw_body_buf_t *b, const char *data, size_t len)
-{
-    if (len == 0)
-        return;
-    if (b->len + len > b->cap) {
-        size_t cap = b->cap ? b->cap : 64;
-        char *n;
-        while (cap < b->len + len)
-            cap *= 2;
-        n = apr_palloc(pool, cap);
-        if (b->len)
-            memcpy(n, b->data, b->len);
-        b->data = n;
-        b->cap = cap;
-    }
-    memcpy(b->data + b->len, data, len);
-    b->len += len;
-}
-
 bw_str_t bw_body_buf_take(apr_pool_t *pool, const bw_body_buf_t *b)
 {
     return bw_str_n(bw_str_pdup(pool, bw_str_n(b->data, b->len)), b->len);

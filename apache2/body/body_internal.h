@@ -46,15 +46,9 @@ int bw_body_emit_arg(bw_body_parser_t *bp, const char *who, bw_str_t name, bw_st
  * control, quote, backslash and non-ASCII bytes written as \xHH. */
 const char *bw_body_escape(apr_pool_t *pool, bw_str_t s, size_t max);
 
-/* Growable byte buffer in a pool. Growth doubles, so appending n bytes in
- * any number of pieces costs O(n) time and at most 2n + 64 bytes of pool. */
-typedef struct {
-    char *data;
-    size_t len;
-    size_t cap;
-} bw_body_buf_t;
-
-void bw_body_buf_append(apr_pool_t *pool, bw_body_buf_t *b, const char *data, size_t len);
+/* Growable byte buffer in a pool (base's bw_buf_t). */
+typedef bw_buf_t bw_body_buf_t;
+#define bw_body_buf_append bw_buf_append
 
 /* A pool copy of what the buffer holds now (NUL-terminated, NULs kept). */
 bw_str_t bw_body_buf_take(apr_pool_t *pool, const bw_body_buf_t *b);

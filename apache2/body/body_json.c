@@ -19,6 +19,10 @@
  * siblings, e.g. into a name an exclusion ignores). We keep a stack of
  * prefix lengths instead, so w is "w".
  *
+ * A sink may also want the document's events (bw_json_observer_t: the
+ * OpenAPI validator checks a body's shape with them); with no add_arg it
+ * gets those alone, and no names are built.
+ *
  * Depth counts every open array or object except a top-level object, which
  * is what makes 2.9.7's SecRequestBodyJsonDepthLimit accept [{}] at limit 2
  * and reject [[{}]]. Names are bounded (BW_JSON_NAME_MAX bytes each, and
@@ -53,6 +57,8 @@ typedef struct {
     int name_ok;
     size_t names_total;
     apr_off_t total;
+    const bw_json_observer_t *ob; /* the sink's JSON events, or NULL */
+    int events_only;              /* an observer and no add_arg: no names, no arguments */
 } js_t;
 
 static int js_fail_name(js_t *j)
@@ -92,10 +98,16 @@ static int build_name(js_t *j)
     return 1;
 }
 
-static int scalar(void *ctx, const char *v, size_t len)
+static int scalar(void *ctx, int type, const char *v, size_t len)
 {
     js_t *j = ctx;
-    bw_str_t value = bw_str_n(bw_str_pdup(j->bp->pool, bw_str_n(v, len)), len);
+    const bw_json_observer_t *ob = j->ob;
+    bw_str_t value;
+    if (ob)
+        ob->scalar(ob->ctx, type, v, len);
+    if (j->events_only)
+        return 1;
+    value = bw_str_n(bw_str_pdup(j->bp->pool, bw_str_n(v, len)), len);
     if (!build_name(j))
         return 0;
     return bw_body_emit_arg(j->bp, "JSON", j->name, value) < 0 ? 0 : 1;
@@ -103,27 +115,36 @@ static int scalar(void *ctx, const char *v, size_t len)
 
 static int cb_null(void *ctx)
 {
-    return scalar(ctx, "", 0);
+    return scalar(ctx, BW_JSON_NULL, "", 0);
 }
 
 static int cb_boolean(void *ctx, int b)
 {
-    return b ? scalar(ctx, "true", 4) : scalar(ctx, "false", 5);
+    return b ? scalar(ctx, BW_JSON_TRUE, "true", 4) : scalar(ctx, BW_JSON_FALSE, "false", 5);
 }
 
 static int cb_number(void *ctx, const char *s, size_t len)
 {
-    return scalar(ctx, s, len);
+    return scalar(ctx, BW_JSON_NUMBER, s, len);
 }
 
 static int cb_string(void *ctx, const unsigned char *s, size_t len)
 {
-    return scalar(ctx, (const char *)s, len);
+    return scalar(ctx, BW_JSON_STRING, (const char *)s, len);
 }
 
 static int cb_map_key(void *ctx, const unsigned char *s, size_t len)
 {
     js_t *j = ctx;
+    const bw_json_observer_t *ob = j->ob;
+    if (ob)
+        ob->key(ob->ctx, (const char *)s, len);
+    if (j->events_only) {
+        /* events only: no names, but depth still counts this container */
+        j->key = bw_str_n("", 0);
+        j->has_key = 1;
+        return 1;
+    }
     j->key = bw_str_n(bw_str_pdup(j->bp->pool, bw_str_n((const char *)s, len)), len);
     j->has_key = 1;
     j->name_ok = 0;
@@ -131,27 +152,31 @@ static int cb_map_key(void *ctx, const unsigned char *s, size_t len)
 }
 
 /* A container opens: its key joins the prefix and the depth grows. */
-static int push(js_t *j, int transparent)
+static int push(js_t *j, int transparent, int is_array)
 {
     frame_t *f;
+    int names = !j->events_only;   /* events only: no prefix to build */
     if (!transparent && j->depth + 1 > j->depth_limit) {
         bw_body_fail(j->bp->res, j->bp->pool,
                      "JSON depth limit exceeded (SecRequestBodyJsonDepthLimit %d)",
                      j->depth_limit);
         return 0;
     }
-    if (!transparent && j->has_pfx && j->pfx.len + 1 + j->key.len > BW_JSON_NAME_MAX)
+    if (!transparent && names && j->has_pfx && j->pfx.len + 1 + j->key.len > BW_JSON_NAME_MAX)
         return js_fail_name(j);
     f = apr_array_push(j->frames);
     f->transparent = transparent;
+    if (j->ob)
+        j->ob->start(j->ob->ctx, is_array);
     if (transparent)
         return 1;
     j->depth++;
     f->key = j->key;
     f->saved = j->has_pfx ? (long)j->pfx.len : -1;
-    if (j->has_pfx)
+    if (names && j->has_pfx)
         bw_body_buf_append(j->bp->pool, &j->pfx, ".", 1);
-    bw_body_buf_append(j->bp->pool, &j->pfx, j->key.data, j->key.len);
+    if (names)
+        bw_body_buf_append(j->bp->pool, &j->pfx, j->key.data, j->key.len);
     j->has_pfx = 1;
     j->name_ok = 0;
     return 1;
@@ -160,7 +185,7 @@ static int push(js_t *j, int transparent)
 static int cb_start_map(void *ctx)
 {
     js_t *j = ctx;
-    return push(j, !j->has_key && !j->has_pfx);
+    return push(j, !j->has_key && !j->has_pfx, 0);
 }
 
 static int cb_start_array(void *ctx)
@@ -170,15 +195,16 @@ static int cb_start_array(void *ctx)
         j->key = bw_str_n("array", 5);
         j->has_key = 1;
     }
-    return push(j, 0);
+    return push(j, 0, 1);
 }
 
 /* A container closes: back to the prefix before it, and its own key is
  * the current key again (so later array elements keep their name). */
-static int cb_end(void *ctx)
+static int end_container(js_t *j, int is_array)
 {
-    js_t *j = ctx;
     frame_t *f;
+    if (j->ob)
+        j->ob->end(j->ob->ctx, is_array);
     if (j->frames->nelts == 0)
         return 1;
     f = &APR_ARRAY_IDX(j->frames, --j->frames->nelts, frame_t);
@@ -193,9 +219,19 @@ static int cb_end(void *ctx)
     return 1;
 }
 
+static int cb_end_map(void *ctx)
+{
+    return end_container(ctx, 0);
+}
+
+static int cb_end_array(void *ctx)
+{
+    return end_container(ctx, 1);
+}
+
 static const yajl_callbacks js_callbacks = {
     cb_null, cb_boolean, NULL, NULL, cb_number, cb_string,
-    cb_start_map, cb_map_key, cb_end, cb_start_array, cb_end
+    cb_start_map, cb_map_key, cb_end_map, cb_start_array, cb_end_array
 };
 
 /* yajl's own message (without its trailing newline), unless one of our
@@ -258,6 +294,8 @@ bw_body_parser_t *bw_body_json_create(apr_pool_t *pool, const bw_body_limits_t *
     j->frames = apr_array_make(pool, 16, sizeof(frame_t));
     j->depth_limit = limits && limits->json_depth > 0 ? limits->json_depth
                                                       : BW_JSON_DEFAULT_DEPTH;
+    j->ob = sink ? sink->json : NULL;
+    j->events_only = j->ob && !sink->add_arg;
     j->h = yajl_alloc(&js_callbacks, NULL, j);
     apr_pool_cleanup_register(pool, j, js_cleanup, apr_pool_cleanup_null);
     return j->bp;

@@ -21,6 +21,19 @@ typedef struct bw_body_file_s {
                                 text-like part (UTF-8), or data NULL: binary or not kept */
 } bw_body_file_t;
 
+/* What a JSON body is made of, event by event, as the parser reads it: for
+ * a consumer that checks the document's shape (the OpenAPI validator)
+ * without the parser building a tree. Strings are decoded, numbers as
+ * written; pointers are valid during the call only. */
+enum { BW_JSON_NULL, BW_JSON_FALSE, BW_JSON_TRUE, BW_JSON_NUMBER, BW_JSON_STRING };
+typedef struct bw_json_observer_s {
+    void *ctx;
+    void (*scalar)(void *ctx, int type, const char *text, size_t len);
+    void (*key)(void *ctx, const char *name, size_t len);
+    void (*start)(void *ctx, int is_array);
+    void (*end)(void *ctx, int is_array);
+} bw_json_observer_t;
+
 typedef struct bw_body_sink_s {
     void *ctx;
     /* One argument (ARGS_POST). Returns 0, or -1 to stop the parser (argument
@@ -31,6 +44,10 @@ typedef struct bw_body_sink_s {
     /* One header line of a multipart part (MULTIPART_PART_HEADERS), keyed by
      * the part's field name. May be NULL. */
     int (*add_part_header)(void *ctx, bw_str_t part_name, bw_str_t header);
+    /* JSON only, may be NULL: sees every event of the document. With
+     * add_arg NULL as well the JSON parser makes no arguments (and counts
+     * none against the limit): events only. */
+    const bw_json_observer_t *json;
 } bw_body_sink_t;
 
 typedef struct bw_body_limits_s {

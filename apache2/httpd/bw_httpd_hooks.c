@@ -128,6 +128,25 @@ int bw_httpd_intervene(request_rec *r, const bw_intervention_t *iv)
     }
 }
 
+/* A deny of a request that broke the OpenAPI description answers with the
+ * engine's problem document (application/problem+json) instead of httpd's
+ * error page: written here and DONE returned, so httpd only finalizes the
+ * response (and discards a body not read yet, keeping the connection
+ * usable). Any other intervention is bw_httpd_intervene's. */
+static int intervene(request_rec *r, bw_httpd_req_t *st, const bw_intervention_t *iv)
+{
+    int status = iv->status ? iv->status : HTTP_FORBIDDEN;
+    const char *doc;
+    if (iv->disposition != BW_DISP_DENY || !(doc = bw_tx_openapi_problem(st->tx, status)))
+        return bw_httpd_intervene(r, iv);
+    r->status = status;
+    ap_set_content_type(r, "application/problem+json");
+    ap_set_content_length(r, (apr_off_t)strlen(doc));
+    if (!r->header_only)
+        ap_rputs(doc, r);
+    return DONE;
+}
+
 static int post_read_request(request_rec *r)
 {
     const bw_httpd_dircfg_t *d;
@@ -156,7 +175,7 @@ static int post_read_request(request_rec *r)
     ap_set_module_config(r->request_config, &bulwark_module, st);
     if (bw_tx_run_phase(st->tx, BW_PHASE_REQUEST_HEADERS, &iv)) {
         st->intercepted = 1;
-        return bw_httpd_intervene(r, &iv);
+        return intervene(r, st, &iv);
     }
     return DECLINED;
 }
@@ -326,7 +345,7 @@ static int fixups(request_rec *r)
     bw_httpd_stream_lend(st);
     if (bw_tx_run_phase(st->tx, BW_PHASE_REQUEST_BODY, &iv)) {
         st->intercepted = 1;
-        return bw_httpd_intervene(r, &iv);
+        return intervene(r, st, &iv);
     }
     bw_httpd_stream_take(st);
     return DECLINED;

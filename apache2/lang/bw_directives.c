@@ -17,6 +17,7 @@
 #include "lang/bw_compat.h"
 #include "operators/bw_geo.h"
 #include "operators/bw_gsb.h"
+#include "openapi/bw_openapi.h"
 
 typedef enum {
     DT_ONOFF,      /* On | Off */
@@ -289,6 +290,23 @@ static const char *d_gsb_db(bw_config_t *c, const dir_def_t *d, const char *a, c
     return NULL;
 }
 
+/* The description is read and compiled here, once, in the configuration's
+ * pool: a bad one stops start-up at this line with the description's own
+ * JSON pointer and reason. A relative path is read from the directory of
+ * the file that names it. */
+static const char *d_openapi(bw_config_t *c, const dir_def_t *d, const char *a, const char *f, int l)
+{
+    const char *path = NULL;
+    char *why = NULL;
+    const char *err = data_file_arg(c, d, a, f, &path);
+    if (err)
+        return err;
+    c->settings.openapi = bw_oas_load(c->pool, path, &why);
+    if (!c->settings.openapi)
+        return apr_psprintf(c->pool, "BulwarkOpenAPI: %s", why);
+    return NULL;
+}
+
 /* Seconds, 1 to 3600: a worker waits that long at most for a program. */
 static const char *d_ext_timeout(bw_config_t *c, const dir_def_t *d, const char *a, const char *f, int l)
 {
@@ -478,6 +496,8 @@ static const dir_def_t dirs[] = {
     { "SecRemoteRulesCAFile", DT_CUSTOM, 0, NULL, d_remote_ca },
     { "SecRemoteRulesTimeout", DT_CUSTOM, 0, NULL, d_remote_timeout },
     { "SecGsbLookupDb", DT_CUSTOM, 0, NULL, d_gsb_db },
+    { "BulwarkOpenAPI", DT_CUSTOM, 0, NULL, d_openapi },
+    { "BulwarkOpenAPIProblem", DT_ONOFF, OFF(openapi_problem), NULL, NULL },
     { NULL, DT_IGNORED, 0, NULL, NULL }
 };
 

@@ -54,6 +54,7 @@ void bw_settings_init_unset(bw_settings_t *s)
     s->conn_write_state_limit = -1;
     s->external_programs = -1;
     s->external_program_timeout = -1;
+    s->openapi_problem = -1;
 }
 
 #define MI(f) out->f = (child->f != -1) ? child->f : parent->f
@@ -75,6 +76,7 @@ void bw_settings_merge(bw_settings_t *out, const bw_settings_t *parent, const bw
     MI(audit_format); MP(audit_storage_dir); MI(audit_dir_mode); MI(audit_file_mode);
     MP(audit_relevant_status); MP(audit_relevant_status_re);
     MP(debug_log); MI(debug_log_level); MI(collection_timeout); MP(store); MP(geo_db); MP(geo); MP(gsb_db); MP(gsb); MP(scan_cache_dir);
+    MP(openapi); MI(openapi_problem);
     MP(chroot_dir);
     MI(status_engine); MI(metrics_engine); MI(metrics_sample); MP(server_signature); MP(component_signatures);
     MI(disable_backend_compression); MI(rule_inheritance); MI(stream_inbody_inspection);
@@ -138,6 +140,7 @@ void bw_settings_finalize(bw_settings_t *s)
     /* On, as mod_security2 (which has no such switch): see README */
     DEF(external_programs, 1);
     DEF(external_program_timeout, BW_SPAWN_DEFAULT_TIMEOUT);
+    DEF(openapi_problem, 1);
     if (!s->tmp_dir)
         s->tmp_dir = "/tmp";
     if (!s->audit_parts)

@@ -242,6 +242,12 @@ struct bw_tx_s {
     apr_array_header_t *audit_msgs;    /* const char*: "Warning. … [id …] …" */
     void *audit;
     bw_spawn_ctx_t spawn;              /* where @inspectFile and exec run programs */
+
+    /* BulwarkOpenAPI (bw_tx_openapi.c): the request checked against the
+     * description in force, begun when first needed */
+    struct bw_oas_run_s *oas;
+    const struct bw_oas_s *oas_of;     /* the description oas was begun with */
+    int oas_audited;
 };
 
 /* External programs (bw_run_program.c): the limits and environment of
@@ -265,6 +271,19 @@ void bw_tx_stream_rewrite(bw_tx_t *tx, const bw_varval_t *v, bw_str_t body);
 int bw_tx_stream_of(const bw_varval_t *v);
 /* Phase 4 begins: a whole buffered response body becomes STREAM_OUTPUT_BODY. */
 void bw_tx_stream_response(bw_tx_t *tx);
+
+/* BulwarkOpenAPI (bw_tx_openapi.c): the request's check against the
+ * description the settings name, begun when first asked (NULL: none). */
+struct bw_oas_run_s *bw_tx_openapi(bw_tx_t *tx);
+/* The events a JSON body is to be checked with, or NULL. */
+const bw_json_observer_t *bw_tx_openapi_observer(bw_tx_t *tx);
+/* The body is over (or there was none): the last checks, and the
+ * violations into the audit record's messages. */
+void bw_tx_openapi_body_end(bw_tx_t *tx, int had_body, const char *parse_error);
+/* OPENAPI_VIOLATIONS(_NAMES) and OPENAPI_OPERATION. */
+void bw_var_gen_openapi(bw_tx_t *tx, const bw_var_def_t *d, const void *data, bw_str_t sel,
+                        apr_array_header_t *out);
+int bw_var_openapi_operation(bw_tx_t *tx, bw_str_t *out);
 
 /* Which values did a ctl:ruleRemoveTarget… exclude for rule r? */
 int bw_tx_target_excluded(const bw_tx_t *tx, const bw_rule_t *r, const bw_varval_t *v);

@@ -71,29 +71,6 @@ static int get_sink_add(void *ctx, bw_str_t name, bw_str_t value)
     return 0;
 }
 
-/* %XX-decode a path as httpd decodes r->uri ('+' stays '+'; an invalid
- * escape stays as written). REQUEST_FILENAME is this decoded path, as in
- * mod_security2 (CRS rules match on it without t:urlDecode). */
-static bw_str_t decode_path(apr_pool_t *p, bw_str_t in)
-{
-    char *o;
-    size_t i, n = 0;
-    if (!memchr(in.data, '%', in.len))
-        return in;
-    o = apr_palloc(p, in.len + 1);
-    for (i = 0; i < in.len; i++) {
-        if (in.data[i] == '%' && i + 2 < in.len && bw_hexval(in.data[i + 1]) >= 0
-            && bw_hexval(in.data[i + 2]) >= 0) {
-            o[n++] = (char)(bw_hexval(in.data[i + 1]) * 16 + bw_hexval(in.data[i + 2]));
-            i += 2;
-        } else {
-            o[n++] = in.data[i];
-        }
-    }
-    o[n] = '\0';
-    return bw_str_n(o, n);
-}
-
 void bw_tx_parse_request_line(bw_tx_t *tx)
 {
     const char *u = tx->req.uri.data ? tx->req.uri.data : "";
@@ -112,7 +89,9 @@ void bw_tx_parse_request_line(bw_tx_t *tx)
     for (q = start; q < len && u[q] != '?' && u[q] != '#'; q++)
         ;
     tx->uri_path = bw_str_n(u + start, q - start);
-    tx->filename = decode_path(tx->pool, tx->uri_path);
+    /* REQUEST_FILENAME is the path %-decoded as httpd decodes r->uri, as in
+     * mod_security2 (CRS rules match on it without t:urlDecode) */
+    tx->filename = bw_str_pct_decode(tx->pool, tx->uri_path);
     tx->query_string = bw_str_n("", 0);
     if (q < len && u[q] == '?') {
         size_t e = q + 1;
@@ -392,6 +371,11 @@ struct bw_reqbody_s {
     int guess;                   /* no processor: the content chooses one at the end */
     int guess_raw;               /* ... but past SecRequestBodyNoFilesLimit it was no
                                     text format: REQUEST_BODY keeps the first bytes */
+    /* BulwarkOpenAPI without the JSON processor: a JSON parser that makes
+     * no arguments, only the events the validator reads */
+    bw_body_parser_t *oas_parser;
+    bw_body_sink_t oas_sink;
+    bw_body_result_t oas_res;
 };
 
 static struct bw_reqbody_s *reqbody_state(bw_tx_t *tx)
@@ -455,6 +439,7 @@ static void reqbody_start(bw_tx_t *tx)
 {
     struct bw_reqbody_s *rb = reqbody_state(tx);
     const bw_settings_t *c = tx->cfg;
+    const bw_json_observer_t *ob;
 
     rb->started = 1;
     rb->sink.ctx = tx;
@@ -471,12 +456,22 @@ static void reqbody_start(bw_tx_t *tx)
     /* SecRequestBodyProcessorGuess: a body no processor claims is kept,
      * and its content chooses one when it is complete */
     rb->guess = !tx->reqbody_processor && c->reqbody_guess == 1;
+    /* BulwarkOpenAPI: the JSON body's events go to the validator, from the
+     * JSON processor when it reads the body, else from a parser of its own */
+    if ((ob = bw_tx_openapi_observer(tx))) {
+        if (processor_is(tx, "JSON")) {
+            rb->sink.json = ob;
+        } else {
+            rb->oas_sink.json = ob;
+            rb->oas_parser = bw_body_json_create(tx->pool, &rb->lim, &rb->oas_sink, &rb->oas_res);
+        }
+    }
     tx->reqbody_guess_kept = rb->guess;
     rb->keep = !rb->external || processor_is(tx, "URLENCODED") || tx->force_reqbody_var
         || rb->guess;
     /* a UTF-16/32 JSON or form body reaches the processor as UTF-8; XML
      * declares its own encoding, which libxml2 reads */
-    if (processor_is(tx, "JSON") || processor_is(tx, "URLENCODED") || rb->guess)
+    if (processor_is(tx, "JSON") || processor_is(tx, "URLENCODED") || rb->guess || rb->oas_parser)
         rb->dec = bw_charset_dec_create(tx->pool,
                                         bw_body_charset_param(tx->pool, header_value(tx, "Content-Type")));
     if (processor_is(tx, "MULTIPART"))
@@ -562,6 +557,8 @@ static void reqbody_consume(bw_tx_t *tx, const char *data, apr_size_t len)
     }
     if (rb->parser && n)
         bw_body_feed(rb->parser, data, n);
+    if (rb->oas_parser && n)
+        bw_body_feed(rb->oas_parser, data, n);
 }
 
 int bw_tx_request_body_append(bw_tx_t *tx, const char *data, apr_size_t len)
@@ -700,8 +697,12 @@ void bw_tx_process_request_body(bw_tx_t *tx)
                 reqbody_keep(tx, rest, n);
             if (rb->parser)
                 bw_body_feed(rb->parser, rest, n);
+            if (rb->oas_parser)
+                bw_body_feed(rb->oas_parser, rest, n);
         }
     }
+    if (rb->oas_parser)
+        bw_body_finish(rb->oas_parser);
     if (rb->parser) {
         bw_body_finish(rb->parser);
         if (processor_is(tx, "MULTIPART"))
@@ -715,6 +716,15 @@ void bw_tx_process_request_body(bw_tx_t *tx)
         tx->body_res.error_msg = "request body processor failed";
 }
 
+/* Why the JSON the validator read is no JSON document, or NULL. */
+static const char *openapi_parse_error(const bw_tx_t *tx)
+{
+    const struct bw_reqbody_s *rb = tx->rb;
+    if (rb->oas_parser)
+        return rb->oas_res.error ? rb->oas_res.error_msg : NULL;
+    return processor_is(tx, "JSON") && tx->body_res.error ? tx->body_res.error_msg : NULL;
+}
+
 void bw_tx_request_body_end(bw_tx_t *tx)
 {
     if (tx->reqbody_done)
@@ -722,9 +732,13 @@ void bw_tx_request_body_end(bw_tx_t *tx)
     tx->reqbody_done = 1;
     tx->cls_gen[BW_SRC_BODY]++;    /* ARGS, REQUEST_BODY, XML… are made of it from now on */
     bw_src_stale(tx);
-    if (tx->reqbody_access != 1 || tx->reqbody_rejected || !tx->rb || !tx->rb->started)
+    if (tx->reqbody_access != 1 || tx->reqbody_rejected || !tx->rb || !tx->rb->started) {
+        if (tx->reqbody_access == 1 && !tx->reqbody_rejected)
+            bw_tx_openapi_body_end(tx, 0, NULL);
         return;
+    }
     bw_tx_process_request_body(tx);
+    bw_tx_openapi_body_end(tx, tx->reqbody_seen > 0, openapi_parse_error(tx));
 }
 
 void bw_tx_finish_uploads(bw_tx_t *tx)

@@ -316,4 +316,7 @@ const bw_var_gen_t bw_var_gens_misc[BW_V__COUNT] = {
      * configuration naming these loads, and they have no value. */
     [BW_V_PERF_RULES] = { bw_var_gen_scalar, (const void *)s_none },
     [BW_V_SDBM_DELETE_ERROR] = { bw_var_gen_scalar, (const void *)s_none },
+    [BW_V_OPENAPI_VIOLATIONS] = { bw_var_gen_openapi, NULL },
+    [BW_V_OPENAPI_VIOLATIONS_NAMES] = { bw_var_gen_openapi, NULL },
+    [BW_V_OPENAPI_OPERATION] = { bw_var_gen_scalar, (const void *)bw_var_openapi_operation },
 };

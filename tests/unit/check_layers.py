@@ -5,7 +5,7 @@ Layers, bottom up (docs/design-notes.md says why each sits where it does):
 
     base        strings, the PCRE2 helper (and bw_engine.h, the vocabulary)
     kinds       transformations, operators, body, detect, prefilter, matcher,
-                variables, actions: each may use base and the kinds listed
+                openapi, variables, actions: each may use base and the kinds listed
                 before it in KINDS, never one after it
     lang        configuration text -> rule definitions
     program     rule definitions -> compiled programs
@@ -30,7 +30,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.join(HERE, "..", "..", "apache2")
 
 KINDS = ["transformations", "prefilter", "detect", "operators", "matcher", "body",
-         "variables", "actions"]
+         "openapi", "variables", "actions"]
 RANK = {"base": 0, "lang": 2, "program": 3, "run": 4, "audit": 5, "httpd": 6}
 for k in KINDS:
     RANK[k] = 1

@@ -240,6 +240,7 @@ const char *tb_run(apr_pool_t *pool, const tb_case_t *c, unsigned split, tb_outc
     r.c = c;
     r.out = out;
     r.lines = apr_array_make(pool, 16, sizeof(const char *));
+    memset(&sink, 0, sizeof(sink));
     sink.ctx = &r;
     sink.add_arg = rec_arg;
     sink.add_file = rec_file;

@@ -865,6 +865,71 @@ START_TEST(test_rsub_streams)
 }
 END_TEST
 
+/* ---- BulwarkOpenAPI in a transaction -------------------------------------------- */
+
+/* An order breaking the shop's description, through the engine: the
+ * violations reach the rules (OPENAPI_VIOLATIONS), the problem document
+ * names them with JSON-safe text whatever bytes they carry; the same with
+ * the JSON body processor reading the body (its events shared) and
+ * without it (the validator's own parser). */
+START_TEST(test_openapi_tx)
+{
+    const char *data = getenv("BW_TEST_DATA");
+    const char *body = "{\"customer\":{\"email\":\"a@example.com\"},\"items\":[{\"sku\":\"SKU000001\","
+                       "\"quantity\":0}],\"payment\":{\"method\":\"card\",\"last4\":\"4242\"}}";
+    const char *conf = apr_psprintf(pool, "SecRuleEngine On\nSecRequestBodyAccess On\n"
+        "BulwarkOpenAPI %s/openapi/shop.yaml\n"
+        "SecRule OPENAPI_VIOLATIONS \"@rx .\" \"id:1,phase:2,deny,status:400,log,"
+        "logdata:'%%{MATCHED_VAR_NAME}'\"\n", data ? data : "tests/unit/data");
+    const char *json = "SecRule REQUEST_HEADERS:Content-Type \"@rx json\" "
+        "\"id:2,phase:1,pass,nolog,ctl:requestBodyProcessor=JSON\"\n";
+    int shared;
+    for (shared = 0; shared < 2; shared++) {
+        bw_program_t *prog = load(shared ? apr_pstrcat(pool, conf, json, NULL) : conf, NULL);
+        bw_intervention_t iv;
+        const char *doc;
+        size_t i, n = strlen(body);
+        bw_tx_t *tx;
+        ck_assert_ptr_nonnull(prog);
+        tx = request(prog, "POST", "/api/v1/orders?x%22%C3=1", "Content-Type: application/json");
+        ck_assert_int_eq(bw_tx_run_phase(tx, 1, &iv), 0);
+        for (i = 0; i < n; i += 7)
+            bw_tx_request_body_append(tx, body + i, n - i < 7 ? n - i : 7);
+        ck_assert_int_eq(bw_tx_run_phase(tx, 2, &iv), 1);
+        ck_assert_int_eq(iv.status, 400);
+        ck_assert_msg(strstr(sink.last, "[data \"OPENAPI_VIOLATIONS:/query/x") != NULL, "%s", sink.last);
+        doc = bw_tx_openapi_problem(tx, 400);
+        ck_assert_ptr_nonnull(doc);
+        ck_assert_msg(strstr(doc, "\"pointer\":\"/query/x\\\"\\u00c3\",\"reason\":\"a query parameter "
+                                  "the operation does not describe\"") != NULL, "%s", doc);
+        ck_assert_msg(strstr(doc, "{\"pointer\":\"/body/items/0/quantity\",\"reason\":\"below the "
+                                  "minimum 1\",\"schema\":\"#/components/schemas/OrderItem/properties/"
+                                  "quantity\"}") != NULL, "%s", doc);
+        ck_assert_msg(strstr(doc, "\"status\":400,") && strstr(doc, "\"detail\":\"2 violations\"")
+                      && strstr(doc, "\"operation\":\"createOrder\""), "%s", doc);
+        /* ARGS from the JSON processor are still made when it reads the body */
+        ck_assert_int_eq(tx->args_post->nelts, (shared ? 5 : 0));
+    }
+}
+END_TEST
+
+START_TEST(test_openapi_problem_off)
+{
+    const char *data = getenv("BW_TEST_DATA");
+    bw_program_t *prog = load(apr_psprintf(pool, "SecRuleEngine On\n"
+        "BulwarkOpenAPI %s/openapi/shop.yaml\nBulwarkOpenAPIProblem Off\n",
+        data ? data : "tests/unit/data"), NULL);
+    bw_program_t *on = load(apr_psprintf(pool, "SecRuleEngine On\n"
+        "BulwarkOpenAPI %s/openapi/shop.yaml\n", data ? data : "tests/unit/data"), NULL);
+    ck_assert_ptr_null(bw_tx_openapi_problem(request(prog, "GET", "/nowhere", NULL), 400));
+    ck_assert_ptr_nonnull(bw_tx_openapi_problem(request(on, "GET", "/nowhere", NULL), 400));
+    /* a valid request: no document */
+    ck_assert_ptr_null(bw_tx_openapi_problem(request(on, "GET", "/api/v1/products?limit=5", NULL), 400));
+    ck_assert_ptr_nonnull(strstr(load_error("BulwarkOpenAPI /no/such/api.yaml\n"),
+                                 "BulwarkOpenAPI: /no/such/api.yaml: cannot read"));
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("engine");
@@ -895,6 +960,8 @@ static Suite *suite(void)
     tcase_add_test(tc, test_external_programs_startup);
     tcase_add_test(tc, test_external_programs_run);
     tcase_add_test(tc, test_rsub_streams);
+    tcase_add_test(tc, test_openapi_tx);
+    tcase_add_test(tc, test_openapi_problem_off);
     suite_add_tcase(s, tc);
     return s;
 }
