@@ -130,6 +130,8 @@ typedef struct bw_settings_s {
     int external_programs;           /* SecExternalPrograms: may @inspectFile/exec run programs */
     int external_program_timeout;    /* SecExternalProgramTimeout, seconds */
     int status_engine;
+    int metrics_engine;              /* SecMetricsEngine: live counters (main server only) */
+    int metrics_sample;              /* SecMetricsTimingSample: time the rules of 1 tx in N */
     const char *server_signature;
     apr_array_header_t *component_signatures;
     int disable_backend_compression;
@@ -201,6 +203,8 @@ bw_program_t *bw_program_build(apr_pool_t *pool, const bw_program_t *parent,
                                bw_config_t *cfg, char **err);
 
 const bw_settings_t *bw_program_settings(const bw_program_t *prog);
+/* The rule (chain starter) of id in prog, or NULL. */
+const bw_rule_t *bw_program_rule(const bw_program_t *prog, long id);
 
 /* The same with options, for benchmarks and differential tests that
  * compare a program with and without an optimisation. */
@@ -425,6 +429,18 @@ const char *bw_store_describe(const bw_store_t *st);
  * a transaction uses files under SecDataDir (the file backend). */
 void bw_tx_set_store(bw_tx_t *tx, bw_store_t *st);
 
+/* ---- live counters (base/bw_metrics.h, run/bw_tx_metrics.c) --------------- */
+
+typedef struct bw_metrics_s bw_metrics_t;
+/* Count this transaction in m (the block every worker shares): per rule
+ * evaluations, matches and blocks, per phase and per transaction totals,
+ * added when the transaction's pool goes. sample N > 0: the rules of one
+ * transaction in N of this thread are timed (0: never). */
+void bw_tx_set_metrics(bw_tx_t *tx, bw_metrics_t *m, int sample);
+/* Register the rule ids of prog in m, in the program's order (so that a
+ * transaction's counters sit side by side); done at start-up. */
+void bw_metrics_register_program(bw_metrics_t *m, const bw_program_t *prog);
+
 /* TX collection entries (name, value) for the report. */
 void bw_tx_collection_dump(const bw_tx_t *tx, const char *collection, apr_array_header_t *out);
 
@@ -432,6 +448,9 @@ void bw_tx_collection_dump(const bw_tx_t *tx, const char *collection, apr_array_
 const char *bw_rule_file(const bw_rule_t *r);
 int bw_rule_line(const bw_rule_t *r);
 long bw_rule_id(const bw_rule_t *r);
+/* Does a match of r log (log, or nothing said)? nolog rules are set-up,
+ * counters and chains' helpers rather than detections. */
+int bw_rule_logs(const bw_rule_t *r);
 
 /* Format an alert as ModSecurity's error-log text (without the httpd prefix):
  *   ModSecurity: Warning. <op msg> [file "…"] [line "…"] [id "…"] … [uri "…"] [unique_id "…"] */

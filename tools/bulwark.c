@@ -28,6 +28,8 @@ static void usage(FILE *out)
             "  diff --rules FILE --no-fold|--no-scan REQUEST...\n"
             "                                     optimised vs plain program on requests\n"
             "  log [OPTION]... FILE...            read audit logs: table or JSON, filtered\n"
+            "  explain [--unique-id ID] FILE...   matched rules of audit records and the\n"
+            "                                     narrowest exclusion of each\n"
             "  version                            print the version\n\n"
             "Run 'bulwark COMMAND --help' for a command's options.\n");
 }
@@ -70,6 +72,8 @@ int main(int argc, const char *const *argv)
         rc = bw_cli_diff(pool, argc - 1, argv + 1);
     else if (!strcmp(argv[1], "log"))
         rc = bw_cli_log(pool, argc - 1, argv + 1);
+    else if (!strcmp(argv[1], "explain"))
+        rc = bw_cli_explain(pool, argc - 1, argv + 1);
     else {
         fprintf(stderr, "bulwark: unknown command '%s'\n", argv[1]);
         usage(stderr);

@@ -39,6 +39,7 @@
 #include <time.h>
 #include <apr_time.h>
 #include "cli.h"
+#include "base/bw_metrics.h"
 
 #define ROUNDS 5
 
@@ -76,6 +77,10 @@ static double cpu_ns(void)
 /* The collection store every transaction of the bench uses (as a worker
  * of one Apache: the shm backend by default, in this process's memory). */
 static bw_store_t *bench_store;
+/* The live counters every transaction adds to (as in Apache: on unless the
+ * rules say SecMetricsEngine Off, or --no-metrics), in this process's memory. */
+static bw_metrics_t *bench_metrics;
+static int bench_sample;
 
 static int run_one(apr_pool_t *p, const bw_program_t *prog, const bw_cli_request_t *rq,
                    bw_tx_stats_t *st)
@@ -84,6 +89,7 @@ static int run_one(apr_pool_t *p, const bw_program_t *prog, const bw_cli_request
     bw_tx_t *tx = bw_tx_create(p, prog, &rq->req, NULL);
     int rc;
     bw_tx_set_store(tx, bench_store);
+    bw_tx_set_metrics(tx, bench_metrics, bench_sample);
     rc = bw_tx_run_phase(tx, BW_PHASE_REQUEST_HEADERS, &iv);
     if (!rc) {
         if (rq->body.len && bw_tx_request_body_access(tx))
@@ -195,6 +201,7 @@ static void bench_usage(FILE *o)
                "  --no-scan    no multi-pattern scan: every operator runs on every value\n"
                "               (--no-prefilter is the same)\n"
                "  --no-fold    keep the rules the configuration decides as rules\n"
+               "  --no-metrics count nothing (SecMetricsEngine Off): the live counters' cost\n"
                "  --budget MS  mark requests whose median CPU time per transaction is over MS\n"
                "               milliseconds; exit status 3 if any (e.g. the hostile shapes of\n"
                "               tools/perf/requests/hostile-*.http with --budget 50)\n"
@@ -235,6 +242,8 @@ static int parse_args(bw_config_t *cfg, int argc, const char *const *argv, int *
             latency = 1;
         } else if (!strcmp(argv[i], "--no-fold")) {
             *flags |= BW_PROG_NO_FOLD;
+        } else if (!strcmp(argv[i], "--no-metrics")) {
+            bw_config_directive(cfg, "SecMetricsEngine", "Off", "(bulwark bench)", 0);
         } else if (argv[i][0] == '-' && argv[i][1] == '-') {
             fprintf(stderr, "bulwark bench: unknown option %s\n", argv[i]);
             return -1;
@@ -278,6 +287,17 @@ int bw_cli_bench(apr_pool_t *pool, int argc, const char *const *argv)
     if (!bench_store) {
         fprintf(stderr, "bulwark bench: %s\n", err);
         return 2;
+    }
+    if (bw_program_settings(prog)->metrics_engine) {
+        const char *merr = NULL;
+        int adopted;
+        bench_metrics = bw_metrics_attach(pool, NULL, 0, &adopted, &merr);
+        if (!bench_metrics) {
+            fprintf(stderr, "bulwark bench: %s\n", merr);
+            return 2;
+        }
+        bench_sample = bw_program_settings(prog)->metrics_sample;
+        bw_metrics_register_program(bench_metrics, prog);
     }
     for (i = first; i < argc; i++) {
         bw_str_t *raw = bw_cli_read_all(pool, argv[i], &err);

@@ -26,6 +26,9 @@ typedef struct {
     apr_array_header_t *clients;   /* apr_ipsubnet_t* */
     apr_time_t since, until;       /* 0: unbounded */
     int json;
+    int top;                       /* --top: counts by rule, path, client instead of records */
+    apr_pool_t *keep;              /* where --top's keys live (the whole run) */
+    apr_hash_t *by_rule, *by_path, *by_client;   /* key -> uint64_t count */
     int printed, broken, header_done;
     int unusable;                  /* an input that is not an audit log */
 } log_opts_t;
@@ -46,6 +49,8 @@ static void log_usage(FILE *out)
             "  --until T             records before T\n"
             "  --json                print JSON records, one per line (Native records are\n"
             "                        converted: summary fields plus the record as text)\n"
+            "  --top                 instead of the records, the 10 rule ids, paths and clients\n"
+            "                        found in most of them, with how many\n"
             "  -h, --help            show this help and exit\n\n"
             "--id, --status and --client may be repeated (any of them matches).\n"
             "T is YYYY-MM-DD, YYYY-MM-DD[T ]HH:MM[:SS] (local time; a trailing Z means UTC),\n"
@@ -255,6 +260,65 @@ static int looks_like_index(bw_str_t text)
            && bw_memmem(text.data, n, " md5:", 5);
 }
 
+/* One more record for key in h (keys copied into o->keep). */
+static void tally(log_opts_t *o, apr_hash_t *h, const char *key, size_t n)
+{
+    uint64_t *c = apr_hash_get(h, key, (apr_ssize_t)n);
+    if (!c) {
+        c = apr_pcalloc(o->keep, sizeof(*c));
+        apr_hash_set(h, apr_pstrmemdup(o->keep, key, n), (apr_ssize_t)n, c);
+    }
+    (*c)++;
+}
+
+static void tally_entry(log_opts_t *o, const bw_audit_entry_t *e)
+{
+    const char *uri = e->uri ? e->uri : "-", *client = e->client ? e->client : "-";
+    int i, j;
+    for (i = 0; i < e->rule_ids->nelts; i++) {
+        const char *id = ((const char **)e->rule_ids->elts)[i];
+        for (j = 0; j < i && strcmp(id, ((const char **)e->rule_ids->elts)[j]); j++)
+            ;
+        if (j == i)     /* a rule counts once per record */
+            tally(o, o->by_rule, id, strlen(id));
+    }
+    tally(o, o->by_path, uri, strcspn(uri, "?"));
+    tally(o, o->by_client, client, strlen(client));
+}
+
+typedef struct {
+    const char *key;
+    uint64_t n;
+} count_t;
+
+static int by_count(const void *a, const void *b)
+{
+    const count_t *x = a, *y = b;
+    if (x->n != y->n)
+        return x->n < y->n ? 1 : -1;
+    return strcmp(x->key, y->key);
+}
+
+static void print_top(apr_pool_t *p, const char *title, apr_hash_t *h)
+{
+    count_t *all = apr_palloc(p, sizeof(*all) * (size_t)(apr_hash_count(h) + 1));
+    apr_hash_index_t *hi;
+    int n = 0, i;
+    for (hi = apr_hash_first(p, h); hi; hi = apr_hash_next(hi)) {
+        const void *k;
+        void *v;
+        apr_hash_this(hi, &k, NULL, &v);
+        all[n].key = k;
+        all[n++].n = *(uint64_t *)v;
+    }
+    qsort(all, (size_t)n, sizeof(*all), by_count);
+    printf("%-50s  %s\n", title, "RECORDS");
+    for (i = 0; i < n && i < 10; i++) {
+        put_cell(stdout, all[i].key, 51, 50, 0);
+        printf("%" APR_UINT64_T_FMT "\n", all[i].n);
+    }
+}
+
 static void read_text(apr_pool_t *pool, log_opts_t *o, const char *name, bw_str_t text)
 {
     bw_audit_reader_t *rd = bw_audit_reader_create(pool, text, o->format);
@@ -282,7 +346,9 @@ static void read_text(apr_pool_t *pool, log_opts_t *o, const char *name, bw_str_
         }
         if (!entry_matches(p, o, &e))
             continue;
-        if (o->json)
+        if (o->top)
+            tally_entry(o, &e);
+        else if (o->json)
             print_json(&e);
         else
             print_row(p, o, &e);
@@ -354,6 +420,9 @@ static int parse_opts(apr_pool_t *pool, log_opts_t *o, int argc, const char *con
         } else if (!strcmp(a, "--json")) {
             o->json = 1;
             continue;
+        } else if (!strcmp(a, "--top")) {
+            o->top = 1;
+            continue;
         } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             log_usage(stdout);
             exit(0);
@@ -392,6 +461,10 @@ int bw_cli_log(apr_pool_t *pool, int argc, const char *const *argv)
     o.ids = apr_array_make(pool, 2, sizeof(char *));
     o.statuses = apr_array_make(pool, 2, sizeof(int));
     o.clients = apr_array_make(pool, 2, sizeof(apr_ipsubnet_t *));
+    o.keep = pool;
+    o.by_rule = apr_hash_make(pool);
+    o.by_path = apr_hash_make(pool);
+    o.by_client = apr_hash_make(pool);
     first = parse_opts(pool, &o, argc, argv);
     if (first < 0) {
         fprintf(stderr, "Try 'bulwark log --help' for more information.\n");
@@ -405,6 +478,13 @@ int bw_cli_log(apr_pool_t *pool, int argc, const char *const *argv)
     for (i = first; i < argc; i++)
         if (read_path(pool, &o, argv[i]) == 2)
             rc = 2;
+    if (o.top && o.printed) {
+        print_top(pool, "RULE", o.by_rule);
+        printf("\n");
+        print_top(pool, "PATH", o.by_path);
+        printf("\n");
+        print_top(pool, "CLIENT", o.by_client);
+    }
     fflush(stdout);
     if (rc || o.unusable)
         return 2;

@@ -8,4 +8,9 @@
  * 2 usage error or unreadable input. */
 int bw_cli_log(apr_pool_t *pool, int argc, const char *const *argv);
 
+/* argv[0] is "explain" (cli_explain.c): each record's matched rules, their
+ * variables and the narrowest exclusion of each. Exit status: 0 a record
+ * explained, 1 none found, 2 usage error or unreadable input. */
+int bw_cli_explain(apr_pool_t *pool, int argc, const char *const *argv);
+
 #endif /* BW_CLI_LOG_H */

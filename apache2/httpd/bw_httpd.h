@@ -67,7 +67,17 @@ void bw_httpd_register_filters(void);
  * main server's settings (its shared block kept across graceful restarts);
  * this generation's store for a request's transaction. */
 int bw_httpd_store_post_config(apr_pool_t *pconf, server_rec *s);
+/* The anonymous shared block of `size` bytes kept in the process pool
+ * under key: the last generation's when it has that size (a graceful
+ * restart keeps it), else a new one (a block of another size is given
+ * back). NULL, logged with `what`, when it cannot be made. */
+void *bw_httpd_shm_block(server_rec *s, const char *key, apr_size_t size, const char *what);
 bw_store_t *bw_httpd_store(server_rec *s);
+/* Live counters and the bulwark-status handler (bw_httpd_status.c): the
+ * shared block made in post_config, each transaction counted in it. */
+int bw_httpd_status_post_config(apr_pool_t *pconf, server_rec *s);
+void bw_httpd_status_count(request_rec *r, bw_tx_t *tx);
+void bw_httpd_register_status(void);
 /* SecChrootDir (bw_httpd_chroot.c) */
 void bw_httpd_register_chroot(void);
 /* BULWARK_IN for r, first of its protocol input filters (see bw_httpd_filters.c). */

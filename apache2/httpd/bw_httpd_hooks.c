@@ -152,6 +152,7 @@ static int post_read_request(request_rec *r)
     st->tx = bw_tx_create(r->pool, prog, &req, bw_httpd_callbacks(r));
     bw_tx_set_env(st->tx, r->subprocess_env);
     bw_tx_set_store(st->tx, bw_httpd_store(r->server));
+    bw_httpd_status_count(r, st->tx);
     ap_set_module_config(r->request_config, &bulwark_module, st);
     if (bw_tx_run_phase(st->tx, BW_PHASE_REQUEST_HEADERS, &iv)) {
         st->intercepted = 1;
@@ -377,6 +378,7 @@ static int post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp, s
     }
     if (bw_httpd_store_post_config(pconf, s) != OK)
         return HTTP_INTERNAL_SERVER_ERROR;
+    bw_httpd_status_post_config(pconf, s);
     ap_log_error(APLOG_MARK, APLOG_NOTICE, 0, s, "Bulwark/%s configured.", BW_VERSION);
     return OK;
 }

@@ -26,19 +26,17 @@ typedef struct {
     apr_size_t size;
 } shm_keep_t;
 
-/* The block of size bytes, kept from the last generation when it has that
- * size. NULL (logged) when it cannot be made. */
-static void *shm_block(server_rec *s, apr_size_t size)
+void *bw_httpd_shm_block(server_rec *s, const char *key, apr_size_t size, const char *what)
 {
     apr_pool_t *pp = s->process->pool;
     shm_keep_t *keep = NULL;
     apr_status_t rv;
     char buf[120];
 
-    apr_pool_userdata_get((void **)&keep, SHM_KEY, pp);
+    apr_pool_userdata_get((void **)&keep, key, pp);
     if (keep && keep->size != size) {
-        ap_log_error(APLOG_MARK, APLOG_NOTICE, 0, s, "Bulwark: SecCollectionShmSize changed: the "
-                     "collection store starts empty");
+        ap_log_error(APLOG_MARK, APLOG_NOTICE, 0, s, "Bulwark: the %s changed size: it starts "
+                     "empty", what);
         apr_shm_destroy(keep->shm);
         keep = NULL;
     }
@@ -47,13 +45,13 @@ static void *shm_block(server_rec *s, apr_size_t size)
         rv = apr_shm_create(&keep->shm, size, NULL, pp);
         if (rv != APR_SUCCESS) {
             ap_log_error(APLOG_MARK, APLOG_CRIT, rv, s, "Bulwark: cannot make %lu bytes of shared "
-                         "memory for the collection store (SecCollectionShmSize): %s",
-                         (unsigned long)size, apr_strerror(rv, buf, sizeof buf));
-            apr_pool_userdata_set(NULL, SHM_KEY, apr_pool_cleanup_null, pp);
+                         "memory for the %s: %s", (unsigned long)size, what,
+                         apr_strerror(rv, buf, sizeof buf));
+            apr_pool_userdata_set(NULL, key, apr_pool_cleanup_null, pp);
             return NULL;
         }
         keep->size = size;
-        apr_pool_userdata_set(keep, SHM_KEY, apr_pool_cleanup_null, pp);
+        apr_pool_userdata_set(keep, key, apr_pool_cleanup_null, pp);
     }
     return apr_shm_baseaddr_get(keep->shm);
 }
@@ -74,7 +72,8 @@ int bw_httpd_store_post_config(apr_pool_t *pconf, server_rec *s)
         return OK;      /* no configuration: the program's own error is logged */
     set = bw_program_settings(prog);
     size = bw_store_shm_size(set);
-    if (size && !(base = shm_block(s, size)))
+    if (size && !(base = bw_httpd_shm_block(s, SHM_KEY, size,
+                                            "collection store (SecCollectionShmSize)")))
         return HTTP_INTERNAL_SERVER_ERROR;
     st = bw_store_open(pconf, set, base, size, &adopted, &err);
     if (!st) {

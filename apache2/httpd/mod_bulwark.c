@@ -94,6 +94,9 @@ static const char *cmd_sec(cmd_parms *cmd, void *dv, const char *args)
         && strcasecmp(cmd->cmd->name, "SecCollectionTimeout")
         && (err = ap_check_cmd_context(cmd, GLOBAL_ONLY)))
         return err;
+    /* one block of live counters per Apache (bw_httpd_status.c) */
+    if (!strncasecmp(cmd->cmd->name, "SecMetrics", 10) && (err = ap_check_cmd_context(cmd, GLOBAL_ONLY)))
+        return err;
     err = bw_config_directive(d->cfg, cmd->cmd->name, args,
                                           cmd->directive ? cmd->directive->filename : NULL,
                                           cmd->directive ? cmd->directive->line_num : 0);
@@ -144,6 +147,7 @@ static void register_hooks(apr_pool_t *p)
     bw_httpd_register_hooks(p);
     bw_httpd_register_filters();
     bw_httpd_register_chroot();
+    bw_httpd_register_status();
     ap_hook_post_config(audit_post_config, NULL, NULL, APR_HOOK_MIDDLE);
     ap_hook_child_init(audit_child_init, NULL, NULL, APR_HOOK_MIDDLE);
     ap_hook_log_transaction(audit_log_transaction, NULL, before_log_config, APR_HOOK_MIDDLE);

@@ -444,6 +444,8 @@ static const dir_def_t dirs[] = {
     { "SecExternalPrograms", DT_ONOFF, OFF(external_programs), NULL, NULL },
     { "SecExternalProgramTimeout", DT_CUSTOM, 0, NULL, d_ext_timeout },
     { "SecStatusEngine", DT_ONOFF, OFF(status_engine), NULL, NULL },
+    { "SecMetricsEngine", DT_ONOFF, OFF(metrics_engine), NULL, NULL },
+    { "SecMetricsTimingSample", DT_INT, OFF(metrics_sample), NULL, NULL },
     { "SecServerSignature", DT_STR, OFF(server_signature), NULL, NULL },
     { "SecComponentSignature", DT_CUSTOM, 0, NULL, d_component },
     { "SecDisableBackendCompression", DT_ONOFF, OFF(disable_backend_compression), NULL, NULL },

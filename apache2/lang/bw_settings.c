@@ -39,6 +39,8 @@ void bw_settings_init_unset(bw_settings_t *s)
     s->debug_log_level = -1;
     s->collection_timeout = -1;
     s->status_engine = -1;
+    s->metrics_engine = -1;
+    s->metrics_sample = -1;
     s->disable_backend_compression = -1;
     s->rule_inheritance = -1;
     s->stream_inbody_inspection = -1;
@@ -74,7 +76,7 @@ void bw_settings_merge(bw_settings_t *out, const bw_settings_t *parent, const bw
     MP(audit_relevant_status); MP(audit_relevant_status_re);
     MP(debug_log); MI(debug_log_level); MI(collection_timeout); MP(store); MP(geo_db); MP(geo); MP(gsb_db); MP(gsb); MP(scan_cache_dir);
     MP(chroot_dir);
-    MI(status_engine); MP(server_signature); MP(component_signatures);
+    MI(status_engine); MI(metrics_engine); MI(metrics_sample); MP(server_signature); MP(component_signatures);
     MI(disable_backend_compression); MI(rule_inheritance); MI(stream_inbody_inspection);
     MI(stream_outbody_inspection); MI(content_injection);
     MI(hash_engine); MI(xml_external_entity); MP(httpbl_key); MP(sensor_id); MP(web_app_id);
@@ -119,6 +121,9 @@ void bw_settings_finalize(bw_settings_t *s)
     DEF(debug_log_level, 0);
     DEF(collection_timeout, 3600);
     DEF(status_engine, 0);
+    /* Bulwark's own, on by default: cheap enough (docs/design-notes.md) */
+    DEF(metrics_engine, 1);
+    DEF(metrics_sample, 100);
     DEF(disable_backend_compression, 0);
     DEF(rule_inheritance, 1);
     DEF(stream_inbody_inspection, 0);

@@ -282,3 +282,13 @@ long bw_rule_id(const bw_rule_t *r)
 {
     return r->id;
 }
+
+int bw_rule_logs(const bw_rule_t *r)
+{
+    return r->log != 0;     /* unset (-1) logs, as the executor reads it */
+}
+
+const bw_rule_t *bw_program_rule(const bw_program_t *prog, long id)
+{
+    return apr_hash_get(prog->by_id, &id, sizeof(long));
+}

@@ -10,6 +10,7 @@
  *  - In DetectionOnly, disruptive actions are logged, never applied.
  */
 #include <string.h>
+#include <time.h>
 #include "run/bw_run.h"
 
 /* ---- removals (ctl:ruleRemove…) --------------------------------------- */
@@ -761,22 +762,70 @@ static int scan_rules_out(bw_tx_t *tx, const bw_skip_t *sk, int n)
     return 1;
 }
 
-int bw_tx_exec_phase(bw_tx_t *tx, int phase)
+static uint64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* The counters of the rule in slot i (bw_tx_metrics.c): reached, and
+ * matched when `matched`. */
+static inline void count_slot(const bw_metrics_ctr_t *c, const uint32_t *idx, int i, int matched)
+{
+    uint32_t k = idx[i];
+    bw_metrics_add(c, &c->evals[k], 1);
+    if (matched)
+        bw_metrics_add(c, &c->matches[k], 1);
+}
+
+/* A timed transaction: slot i's chain took ns. */
+static void count_time(const bw_metrics_ctr_t *c, const uint32_t *idx, int i, uint64_t ns)
+{
+    uint32_t k = idx[i];
+    bw_metrics_add(c, &c->timed[k], 1);
+    bw_metrics_add(c, &c->ns[k], ns);
+    bw_metrics_max(c, &c->max_ns[k], ns);
+}
+
+/* Slot i's chain, timed. */
+static int __attribute__((noinline)) timed_chain(bw_tx_t *tx, const bw_code_t *code, int i,
+                                                 const bw_tx_mphase_t *mp)
+{
+    uint64_t t0 = mono_ns();
+    int rc = run_chain(tx, code->slots[i].cr);
+    count_time(&mp->ctr, mp->idx, i, mono_ns() - t0);
+    return rc;
+}
+
+/* The phase's steps from slot i; every rule reached is counted in mp
+ * (when on), *reached says how many. What the loop reads of mp is copied
+ * to locals first: the calls in between could change what a pointer
+ * shows, for all the compiler knows, and would make it read them again
+ * for every rule. */
+static int run_steps(bw_tx_t *tx, int phase, int i, const bw_tx_mphase_t *mp, uint64_t *reached)
 {
     const bw_code_t *code = &tx->prog->code[phase];
-    int i;
-    tx->cur_phase = phase;
-    i = phase == BW_PHASE_REQUEST_HEADERS ? phase1_start(tx) : 0;
+    const bw_metrics_ctr_t ctr = mp->ctr;
+    const uint32_t *idx = mp->idx;
+    const int on = mp->on, timed = mp->timed;
+    uint64_t n = 0;
+    int out = 0;
     while (i < code->n) {
         const bw_step_t *st = &code->steps[i];
         int rc;
         /* a DEAD slot is never reached; were it, running it is what the
-         * unfolded program does */
+         * unfolded program does. Folded slots count as the evaluations
+         * they stand for, so the counts do not depend on folding. */
         if (st->kind == BW_SLOT_NOP) {
+            if (on)
+                count_slot(&ctr, idx, i, 0), ++n;
             i = st->next;
             continue;
         }
         if (st->kind == BW_SLOT_APPLY) {
+            if (on)
+                count_slot(&ctr, idx, i, 1), ++n;
             apply_slot(tx, &code->slots[i]);
             i = st->next;
             continue;
@@ -791,18 +840,72 @@ int bw_tx_exec_phase(bw_tx_t *tx, int phase)
             tx->stats.rules_skipped++;
             tx->matched_vars->nelts = 0;
             tx->cur_matched->nelts = 0;
+            if (on) {
+                count_slot(&ctr, idx, i, 0), ++n;
+                if (timed)   /* a verdict read from the scan: no time of its own */
+                    count_time(&ctr, idx, i, 0);
+            }
             i++;
             continue;
         }
-        rc = run_chain(tx, code->slots[i].cr);
+        rc = timed ? timed_chain(tx, code, i, mp) : run_chain(tx, code->slots[i].cr);
         tx->cur_rule = NULL;
-        if (tx->intercepted)
-            return 1;
+        if (on) {
+            count_slot(&ctr, idx, i, rc == 1), ++n;
+            if (tx->intercepted)
+                bw_metrics_add(&ctr, &ctr.blocks[idx[i]], 1);
+        }
+        if (tx->intercepted) {
+            out = 1;
+            break;
+        }
         if (tx->allow_level || tx->engine_mode == BW_ENGINE_OFF)
-            return 0;
+            break;
         i = rc == 1 ? st->next : i + 1;
     }
-    return 0;
+    *reached += n;
+    return out;
+}
+
+/* Phase 1 starts past the folded slots every transaction runs the same
+ * way (phase1_start): they are counted as the unfolded program would
+ * have evaluated them. */
+static void count_prefix(bw_tx_t *tx, int phase, int start, const bw_tx_mphase_t *mp,
+                         uint64_t *reached)
+{
+    const bw_code_t *code = &tx->prog->code[phase];
+    int i = 0;
+    while (i < start) {
+        const bw_step_t *st = &code->steps[i];
+        if (st->kind != BW_SLOT_NOP && st->kind != BW_SLOT_APPLY)
+            break;
+        count_slot(&mp->ctr, mp->idx, i, st->kind == BW_SLOT_APPLY);
+        ++*reached;
+        i = st->next;
+    }
+}
+
+int bw_tx_exec_phase(bw_tx_t *tx, int phase)
+{
+    bw_tx_mphase_t mp;
+    uint64_t t0 = 0, reached = 0;
+    int start, rc;
+    tx->cur_phase = phase;
+    start = phase == BW_PHASE_REQUEST_HEADERS ? phase1_start(tx) : 0;
+    if (!tx->metrics)
+        return run_steps(tx, phase, start, &(bw_tx_mphase_t){ .on = 0 }, &reached);
+    bw_tx_metrics_phase(tx, phase, &mp);
+    if (mp.on) {
+        t0 = mono_ns();
+        count_prefix(tx, phase, start, &mp, &reached);
+    }
+    rc = run_steps(tx, phase, start, &mp, &reached);
+    if (mp.on) {
+        bw_metrics_add(&mp.ctr, &mp.ctr.phase_ns[phase], mono_ns() - t0);
+        bw_metrics_add(&mp.ctr, &mp.ctr.phase_runs[phase], 1);
+        bw_metrics_add(&mp.ctr, &mp.ctr.phase_evals[phase], reached);
+    }
+    return rc;
 }
 
 const bw_tx_stats_t *bw_tx_stats(const bw_tx_t *tx)

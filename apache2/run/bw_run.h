@@ -13,6 +13,7 @@
 #include "program/bw_prog.h"
 #include "body/bw_body.h"
 #include "base/bw_coll.h"
+#include "base/bw_metrics.h"
 
 /* ---- collections -------------------------------------------------------- */
 
@@ -234,6 +235,7 @@ struct bw_tx_s {
     int cls_gen[3];                    /* per BW_SRC_… class: bumped when the request
                                         * body is in, when the response's headers are */
     bw_tx_stats_t stats;
+    struct bw_tx_metrics_s *metrics;   /* where this transaction is counted, or NULL */
 
     /* audit log (apache2/audit/): formatted alert lines for part H, filled
      * only when the audit engine is not Off; the writer's own state */
@@ -266,6 +268,21 @@ void bw_tx_stream_response(bw_tx_t *tx);
 
 /* Which values did a ctl:ruleRemoveTarget… exclude for rule r? */
 int bw_tx_target_excluded(const bw_tx_t *tx, const bw_rule_t *r, const bw_varval_t *v);
+
+/* ---- live counters (bw_tx_metrics.c) ----------------------------------------- */
+
+/* What one phase adds to: the thread's counters and, per slot of the
+ * phase's code, the rule's index in the block (0: not counted). */
+typedef struct bw_tx_mphase_s {
+    int on;
+    int timed;
+    const uint32_t *idx;
+    bw_metrics_ctr_t ctr;
+} bw_tx_mphase_t;
+
+/* Set *mp up for phase `phase` of tx->prog: 0 (mp->on 0) when tx is not
+ * counted. */
+int bw_tx_metrics_phase(bw_tx_t *tx, int phase, bw_tx_mphase_t *mp);
 
 /* ---- values, macros, actions ----------------------------------------------- */
 

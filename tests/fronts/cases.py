@@ -358,7 +358,8 @@ def main(argv=None):
             finally:
                 run.ap.stop()
             crashes = [l for l in open(run.ap.error_log, errors="replace") if "exit signal" in l]
-            run.check("no child died", not crashes, crashes[0].strip() if crashes else "")
+            run.check("no child died", not crashes,
+                      "\n".join([crashes[0].strip()] + run.ap.crash_backtraces()) if crashes else "")
             if a.sanitize:
                 reps = run.ap.sanitizer_reports()
                 run.check("no sanitizer report", not reps, "\n".join(reps)[:3000])

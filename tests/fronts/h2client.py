@@ -92,6 +92,7 @@ class H2Conn:
         self.streams = {}
         self.goaway = None         # last stream id of a GOAWAY, once one came
         self.closed = False
+        self.heard = False         # the server sent something (its preface comes first)
 
     # -- sending -------------------------------------------------------------
     def _flush(self):
@@ -159,6 +160,7 @@ class H2Conn:
             self.closed = True
             self._fail_open("closed")
             return
+        self.heard = True
         try:
             events = self.conn.receive_data(data)
         except h2.exceptions.ProtocolError as e:

@@ -20,6 +20,7 @@ import contextlib
 import glob
 import http.client
 import os
+import resource
 import pwd
 import grp
 import shutil
@@ -139,6 +140,15 @@ def cleanup_on_signals():
         raise SystemExit(128 + signum)
     for sig in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, handler)
+
+
+def allow_core_dumps():
+    """preexec_fn: let a crashing worker leave a core (CoreDumpDirectory)."""
+    try:
+        _, hard = resource.getrlimit(resource.RLIMIT_CORE)
+        resource.setrlimit(resource.RLIMIT_CORE, (hard, hard))
+    except (ValueError, OSError):
+        pass
 
 
 def kill_group(pgid, sig):
@@ -510,6 +520,7 @@ DefaultRuntimeDir "{run_dir}"
 PidFile "{run_dir}/httpd.pid"
 Mutex file:{run_dir} default
 ScoreBoardFile "{run_dir}/scoreboard"
+CoreDumpDirectory "{run_dir}/cores"
 Listen 127.0.0.1:{port}
 ServerName localhost
 ServerAdmin root@localhost
@@ -573,14 +584,14 @@ class Apache:
     # -- setup -------------------------------------------------------------
     def prepare(self):
         """Write the run dir and config; returns the config path."""
-        for sub in ("htdocs", "modsec/tmp", "modsec/data", "modsec/upload", "asan"):
+        for sub in ("htdocs", "modsec/tmp", "modsec/data", "modsec/upload", "asan", "cores"):
             os.makedirs(os.path.join(self.run_dir, sub), exist_ok=True)
         if os.geteuid() == 0:
             # Workers run unprivileged and write SecDataDir/SecTmpDir/upload
             # files and sanitizer reports; the dir must be reachable.
             _, _, uid, gid = run_user()
             os.chmod(self.run_dir, 0o755)
-            for sub in ("modsec", "modsec/tmp", "modsec/data", "modsec/upload", "asan"):
+            for sub in ("modsec", "modsec/tmp", "modsec/data", "modsec/upload", "asan", "cores"):
                 os.chown(os.path.join(self.run_dir, sub), uid, gid)
         if self.cfg.front == "tls":
             make_test_ca(self.tls_dir)
@@ -624,7 +635,7 @@ class Apache:
         deadline = time.monotonic() + timeout
         p = subprocess.run(self.command("-k", "start"), env=self.env(), stdin=subprocess.DEVNULL,
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                           errors="replace", timeout=timeout)
+                           errors="replace", timeout=timeout, preexec_fn=allow_core_dumps)
         self.started = True
         if p.returncode != 0:
             self.stop()
@@ -681,6 +692,32 @@ class Apache:
                 return int(f.read().strip())
         except (OSError, ValueError):
             return None
+
+    def crash_backtraces(self, limit=2):
+        """Backtraces (gdb) of the core files crashed workers left in
+        CoreDumpDirectory; each core is removed once read. Empty when the
+        kernel sends cores elsewhere (a core_pattern pipe) or gdb is absent."""
+        out = []
+        cores = sorted(glob.glob(os.path.join(self.run_dir, "cores", "core*")))
+        for path in cores[:limit]:
+            if not shutil.which("gdb"):
+                out.append("%s: no gdb to read it" % path)
+                break
+            try:
+                p = subprocess.run(["gdb", "-batch", "-nx", "-ex", "bt 40", APACHE_BIN, path],
+                                   stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                   stderr=subprocess.STDOUT, text=True, errors="replace",
+                                   timeout=120)
+                bt = [l for l in p.stdout.splitlines() if l.startswith("#")]
+                out.append("%s:\n%s" % (path, "\n".join(bt) or p.stdout[-2000:]))
+            except subprocess.TimeoutExpired:
+                out.append("%s: gdb timed out" % path)
+        for path in cores:
+            try:
+                os.unlink(path)
+            except OSError:
+                pass
+        return out
 
     def sanitizer_reports(self):
         """Sanitizer findings: report files plus error-log lines."""

@@ -301,6 +301,8 @@ def run_ftw_file(a, yaml_path, backends, work, res, ftw):
         ap.stop()
         for line in child_crashes(ap.error_log)[:1]:
             res.fail(name + ":crash", line[:500])
+            for bt in ap.crash_backtraces():
+                print(indent(bt[:6000]))
         # After the stop: reports of workers that died at shutdown count too.
         if a.sanitize:
             for rep in ap.sanitizer_reports():

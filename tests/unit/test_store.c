@@ -182,10 +182,13 @@ START_TEST(test_shm_set_delete_expire)
 }
 END_TEST
 
-/* A record not updated for TIMEOUT seconds starts afresh. */
+/* A record not updated for TIMEOUT seconds starts afresh. Times are whole
+ * seconds: with TIMEOUT 1 a second that ticks between the first two
+ * requests (a loaded machine) would already expire the record; with 2 it
+ * takes a second of delay between them. */
 START_TEST(test_shm_record_timeout)
 {
-    bw_program_t *p = load(apr_pstrcat(pool, "SecCollectionTimeout 1\n", counter, NULL));
+    bw_program_t *p = load(apr_pstrcat(pool, "SecCollectionTimeout 2\n", counter, NULL));
     bw_store_t *st = store(p, NULL, 0);
     bw_intervention_t iv;
     bw_tx_t *tx = request(p, st, "10.0.0.3");
@@ -193,7 +196,7 @@ START_TEST(test_shm_record_timeout)
     tx = request(p, st, "10.0.0.3");
     bw_tx_run_phase(tx, 1, &iv);
     ck_assert_str_eq(var(tx, "IP", "count"), "2");
-    sleep(2);
+    sleep(3);
     tx = request(p, st, "10.0.0.3");
     bw_tx_run_phase(tx, 1, &iv);
     ck_assert_str_eq(var(tx, "IP", "count"), "1");
@@ -512,8 +515,12 @@ START_TEST(test_redis_refused_command_named)
     };
     pid_t pid;
     int port = fake_redis(replies, &pid);
+    /* generous timeouts: a loaded machine (ASan, 2 cores) may take more than
+     * the default 100 ms to schedule the stand-in, and a timeout is another
+     * message */
     bw_program_t *p = load(apr_psprintf(pool, "SecCollectionBackend redis\n"
                                          "SecCollectionRedisServer 127.0.0.1:%d\n"
+                                         "SecCollectionRedisTimeout 5000 5000\n"
                                          "SecCollectionFailAction Open\n%s", port, counter));
     bw_intervention_t iv;
     bw_tx_t *tx = request(p, store(p, NULL, 0), "10.0.0.8");
