@@ -16,28 +16,17 @@
 #include <string.h>
 #include "base/bw_metrics_fmt.h"
 
+/* The text being made: a pool buffer (bw_buf_t) kept NUL-terminated. */
 typedef struct {
     apr_pool_t *p;
-    char *buf;
-    size_t len, cap;
+    bw_buf_t out;
 } sb_t;
 
 static void sb_put(sb_t *b, const char *s, size_t n)
 {
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap * 2 : 4096;
-        char *nb;
-        while (cap < b->len + n + 1)
-            cap *= 2;
-        nb = apr_palloc(b->p, cap);
-        if (b->len)
-            memcpy(nb, b->buf, b->len);
-        b->buf = nb;
-        b->cap = cap;
-    }
-    memcpy(b->buf + b->len, s, n);
-    b->len += n;
-    b->buf[b->len] = '\0';
+    bw_buf_append(b->p, &b->out, s, n);
+    bw_buf_append(b->p, &b->out, "", 1);   /* the NUL, not counted */
+    b->out.len--;
 }
 
 static void sb_str(sb_t *b, const char *s)
@@ -149,7 +138,7 @@ static const rule_metric_t rule_metrics[] = {
 char *bw_metrics_prometheus(apr_pool_t *p, const bw_metrics_snap_t *s,
                             const bw_metrics_info_t *info)
 {
-    sb_t b = { p, NULL, 0, 0 };
+    sb_t b = { p, { NULL, 0, 0 } };
     size_t k;
     int i;
     sb_str(&b, "");
@@ -202,12 +191,12 @@ char *bw_metrics_prometheus(apr_pool_t *p, const bw_metrics_snap_t *s,
                           (unsigned long long)v);
         }
     }
-    return b.buf;
+    return b.out.data;
 }
 
 const char *bw_metrics_label_escape(apr_pool_t *p, const char *in)
 {
-    sb_t b = { p, NULL, 0, 0 };
+    sb_t b = { p, { NULL, 0, 0 } };
     sb_str(&b, "");
     for (; in && *in; in++) {
         if (*in == '\\')
@@ -219,7 +208,7 @@ const char *bw_metrics_label_escape(apr_pool_t *p, const char *in)
         else
             sb_put(&b, in, 1);
     }
-    return b.buf;
+    return b.out.data;
 }
 
 /* ---- JSON ------------------------------------------------------------------- */
@@ -241,7 +230,7 @@ static void json_str(sb_t *b, const char *s)
 
 char *bw_metrics_json(apr_pool_t *p, const bw_metrics_snap_t *s, const bw_metrics_info_t *info)
 {
-    sb_t b = { p, NULL, 0, 0 };
+    sb_t b = { p, { NULL, 0, 0 } };
     size_t k;
     int i, first = 1;
     sb_str(&b, "{\"engine_mode\":");
@@ -280,7 +269,7 @@ char *bw_metrics_json(apr_pool_t *p, const bw_metrics_snap_t *s, const bw_metric
                   (unsigned long long)r->timed, secs(r->ns), secs(r->max_ns));
     }
     sb_str(&b, "]}\n");
-    return b.buf;
+    return b.out.data;
 }
 
 /* ---- HTML ------------------------------------------------------------------- */
@@ -354,7 +343,7 @@ static void html_rules(sb_t *b, const bw_metrics_snap_t *s, const bw_metrics_inf
 
 char *bw_metrics_html(apr_pool_t *p, const bw_metrics_snap_t *s, const bw_metrics_info_t *info)
 {
-    sb_t b = { p, NULL, 0, 0 };
+    sb_t b = { p, { NULL, 0, 0 } };
     size_t k;
     int i;
     uint64_t rules = 0, skipped = s->total[BW_MT_LINKS_SKIPPED];
@@ -394,5 +383,5 @@ char *bw_metrics_html(apr_pool_t *p, const bw_metrics_snap_t *s, const bw_metric
     html_rules(&b, s, info, "Top rules by matches (rules that log)", by_matches, 1);
     html_rules(&b, s, info, "Top rules by time (estimated from the timed sample)", by_time, 0);
     sb_str(&b, "</body></html>\n");
-    return b.buf;
+    return b.out.data;
 }
