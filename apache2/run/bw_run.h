@@ -228,7 +228,10 @@ struct bw_tx_s {
     int skip_count;
     int persisted;
     int cur_phase;
-    struct bw_src_state_s *src;        /* per program source: its values (bw_values.c) */
+    struct bw_src_state_s *src;        /* per program source: its values (bw_values.c),
+                                        * meaningful where src_built says so */
+    unsigned char *src_built;          /* per source: its state was built (the states
+                                        * are not zeroed per transaction: 120 bytes each) */
     const uint64_t **src_any;          /* per source: its scan's any[] while valid, or NULL
                                         * (what the executor reads for most rules) */
     int data_gen;                      /* bumped when a stream variable is set or rewritten */
@@ -353,7 +356,7 @@ bw_str_t bw_tx_hash_key(bw_tx_t *tx);
 static inline bw_src_state_t *bw_src_at(bw_tx_t *tx, int k)
 {
     bw_src_state_t *S = &tx->src[k];
-    if (S->vals && S->gen == tx->data_gen && S->cgen == tx->cls_gen[S->cls])
+    if (tx->src_built[k] && S->gen == tx->data_gen && S->cgen == tx->cls_gen[S->cls])
         return S;
     return bw_src_get(tx, k);
 }

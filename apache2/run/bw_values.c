@@ -31,7 +31,10 @@
 void bw_src_reset(bw_tx_t *tx)
 {
     size_t n = (size_t)tx->prog->nsrc + 1;
-    tx->src = apr_pcalloc(tx->pool, sizeof(bw_src_state_t) * n);
+    /* a state is zeroed when first built (bw_src_get): zeroing them all
+     * here cost a GET with CRS more than all its states' building */
+    tx->src = apr_palloc(tx->pool, sizeof(bw_src_state_t) * n);
+    tx->src_built = apr_pcalloc(tx->pool, n);
     tx->src_any = apr_pcalloc(tx->pool, sizeof(const uint64_t *) * n);
     bw_tfn_cache_reset(tx);
 }
@@ -58,9 +61,10 @@ bw_src_state_t *bw_src_get(bw_tx_t *tx, int k)
     const bw_source_t *src = &tx->prog->srcs[k];
     apr_array_header_t *tmp = tx->vals_tmp;
     int i, cls = class_of(src->var);
-    if (S->vals && S->gen == tx->data_gen && S->cgen == tx->cls_gen[cls])
+    if (tx->src_built[k] && S->gen == tx->data_gen && S->cgen == tx->cls_gen[cls])
         return S;
     memset(S, 0, sizeof(*S));
+    tx->src_built[k] = 1;
     S->cls = cls;
     S->gen = tx->data_gen;
     S->cgen = tx->cls_gen[cls];
