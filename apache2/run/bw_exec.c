@@ -769,14 +769,19 @@ static uint64_t mono_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* The counters of the rule in slot i (bw_tx_metrics.c): reached, and
- * matched when `matched`. */
-static inline void count_slot(const bw_metrics_ctr_t *c, const uint32_t *idx, int i, int matched)
+/* How the loop counts (run_steps): not at all, in the thread's own shard
+ * (plain adds) or in the shared one (atomic adds). */
+enum { COUNT_OFF, COUNT_OWNED, COUNT_SHARED };
+
+/* counter[k] += 1 the way `how` says; a constant where it is inlined. */
+static inline __attribute__((always_inline)) void bump(uint64_t *counter, uint32_t k,
+                                                       const int how)
 {
-    uint32_t k = idx[i];
-    bw_metrics_add(c, &c->evals[k], 1);
-    if (matched)
-        bw_metrics_add(c, &c->matches[k], 1);
+    if (how == COUNT_SHARED)
+        __atomic_fetch_add(&counter[k], 1, __ATOMIC_RELAXED);
+    else
+        __atomic_store_n(&counter[k], __atomic_load_n(&counter[k], __ATOMIC_RELAXED) + 1,
+                         __ATOMIC_RELAXED);
 }
 
 /* A timed transaction: slot i's chain took ns. */
@@ -794,23 +799,32 @@ static int __attribute__((noinline)) timed_chain(bw_tx_t *tx, const bw_code_t *c
 {
     uint64_t t0 = mono_ns();
     int rc = run_chain(tx, code->slots[i].cr);
-    count_time(&mp->ctr, mp->idx, i, mono_ns() - t0);
+    count_time(mp->ctr, mp->idx, i, mono_ns() - t0);
     return rc;
 }
 
-/* The phase's steps from slot i; every rule reached is counted in mp
- * (when on), *reached says how many. What the loop reads of mp is copied
- * to locals first: the calls in between could change what a pointer
- * shows, for all the compiler knows, and would make it read them again
- * for every rule. */
-static int run_steps(bw_tx_t *tx, int phase, int i, const bw_tx_mphase_t *mp, uint64_t *reached)
+/* The phase's steps from slot i; with `how` not COUNT_OFF every rule
+ * reached is counted in mp, *reached says how many. What the loop reads of
+ * mp is copied to locals first: the calls in between could change what a
+ * pointer shows, for all the compiler knows, and would make it read them
+ * again for every rule. `how` is a constant in each of the three copies
+ * below, so the uncounted loop is the one before counters existed and the
+ * counted ones test nothing per rule. */
+static inline __attribute__((always_inline)) int
+steps(bw_tx_t *tx, int phase, int i, const bw_tx_mphase_t *mp, uint64_t *reached, const int how)
 {
     const bw_code_t *code = &tx->prog->code[phase];
-    const bw_metrics_ctr_t ctr = mp->ctr;
     const uint32_t *idx = mp->idx;
-    const int on = mp->on, timed = mp->timed;
+    uint64_t *const evals = mp->ctr->evals, *const matches = mp->ctr->matches;
+    const int on = how != COUNT_OFF, timed = on && mp->timed;
     uint64_t n = 0;
     int out = 0;
+#define COUNT(matched) do {                                                  \
+        bump(evals, idx[i], how);                                            \
+        if (matched)                                                         \
+            bump(matches, idx[i], how);                                      \
+        ++n;                                                                 \
+    } while (0)
     while (i < code->n) {
         const bw_step_t *st = &code->steps[i];
         int rc;
@@ -819,13 +833,13 @@ static int run_steps(bw_tx_t *tx, int phase, int i, const bw_tx_mphase_t *mp, ui
          * they stand for, so the counts do not depend on folding. */
         if (st->kind == BW_SLOT_NOP) {
             if (on)
-                count_slot(&ctr, idx, i, 0), ++n;
+                COUNT(0);
             i = st->next;
             continue;
         }
         if (st->kind == BW_SLOT_APPLY) {
             if (on)
-                count_slot(&ctr, idx, i, 1), ++n;
+                COUNT(1);
             apply_slot(tx, &code->slots[i]);
             i = st->next;
             continue;
@@ -841,9 +855,9 @@ static int run_steps(bw_tx_t *tx, int phase, int i, const bw_tx_mphase_t *mp, ui
             tx->matched_vars->nelts = 0;
             tx->cur_matched->nelts = 0;
             if (on) {
-                count_slot(&ctr, idx, i, 0), ++n;
+                COUNT(0);
                 if (timed)   /* a verdict read from the scan: no time of its own */
-                    count_time(&ctr, idx, i, 0);
+                    count_time(mp->ctr, idx, i, 0);
             }
             i++;
             continue;
@@ -851,9 +865,9 @@ static int run_steps(bw_tx_t *tx, int phase, int i, const bw_tx_mphase_t *mp, ui
         rc = timed ? timed_chain(tx, code, i, mp) : run_chain(tx, code->slots[i].cr);
         tx->cur_rule = NULL;
         if (on) {
-            count_slot(&ctr, idx, i, rc == 1), ++n;
+            COUNT(rc == 1);
             if (tx->intercepted)
-                bw_metrics_add(&ctr, &ctr.blocks[idx[i]], 1);
+                bump(mp->ctr->blocks, idx[i], how);
         }
         if (tx->intercepted) {
             out = 1;
@@ -863,8 +877,27 @@ static int run_steps(bw_tx_t *tx, int phase, int i, const bw_tx_mphase_t *mp, ui
             break;
         i = rc == 1 ? st->next : i + 1;
     }
+#undef COUNT
     *reached += n;
     return out;
+}
+
+static int run_steps(bw_tx_t *tx, int phase, int i)
+{
+    uint64_t reached = 0;
+    return steps(tx, phase, i, &(bw_tx_mphase_t){ .on = 0 }, &reached, COUNT_OFF);
+}
+
+static int __attribute__((noinline)) run_steps_owned(bw_tx_t *tx, int phase, int i,
+                                                     const bw_tx_mphase_t *mp, uint64_t *reached)
+{
+    return steps(tx, phase, i, mp, reached, COUNT_OWNED);
+}
+
+static int __attribute__((noinline)) run_steps_shared(bw_tx_t *tx, int phase, int i,
+                                                      const bw_tx_mphase_t *mp, uint64_t *reached)
+{
+    return steps(tx, phase, i, mp, reached, COUNT_SHARED);
 }
 
 /* Phase 1 starts past the folded slots every transaction runs the same
@@ -879,7 +912,9 @@ static void count_prefix(bw_tx_t *tx, int phase, int start, const bw_tx_mphase_t
         const bw_step_t *st = &code->steps[i];
         if (st->kind != BW_SLOT_NOP && st->kind != BW_SLOT_APPLY)
             break;
-        count_slot(&mp->ctr, mp->idx, i, st->kind == BW_SLOT_APPLY);
+        bw_metrics_add(mp->ctr, &mp->ctr->evals[mp->idx[i]], 1);
+        if (st->kind == BW_SLOT_APPLY)
+            bw_metrics_add(mp->ctr, &mp->ctr->matches[mp->idx[i]], 1);
         ++*reached;
         i = st->next;
     }
@@ -893,17 +928,19 @@ int bw_tx_exec_phase(bw_tx_t *tx, int phase)
     tx->cur_phase = phase;
     start = phase == BW_PHASE_REQUEST_HEADERS ? phase1_start(tx) : 0;
     if (!tx->metrics)
-        return run_steps(tx, phase, start, &(bw_tx_mphase_t){ .on = 0 }, &reached);
+        return run_steps(tx, phase, start);
     bw_tx_metrics_phase(tx, phase, &mp);
     if (mp.on) {
         t0 = mono_ns();
         count_prefix(tx, phase, start, &mp, &reached);
     }
-    rc = run_steps(tx, phase, start, &mp, &reached);
+    rc = !mp.on ? run_steps(tx, phase, start)
+         : mp.ctr->shared ? run_steps_shared(tx, phase, start, &mp, &reached)
+                         : run_steps_owned(tx, phase, start, &mp, &reached);
     if (mp.on) {
-        bw_metrics_add(&mp.ctr, &mp.ctr.phase_ns[phase], mono_ns() - t0);
-        bw_metrics_add(&mp.ctr, &mp.ctr.phase_runs[phase], 1);
-        bw_metrics_add(&mp.ctr, &mp.ctr.phase_evals[phase], reached);
+        bw_metrics_add(mp.ctr, &mp.ctr->phase_ns[phase], mono_ns() - t0);
+        bw_metrics_add(mp.ctr, &mp.ctr->phase_runs[phase], 1);
+        bw_metrics_add(mp.ctr, &mp.ctr->phase_evals[phase], reached);
     }
     return rc;
 }

@@ -299,7 +299,7 @@ typedef struct bw_tx_mphase_s {
     int on;
     int timed;
     const uint32_t *idx;
-    bw_metrics_ctr_t ctr;
+    const bw_metrics_ctr_t *ctr;       /* the transaction's own, not a copy */
 } bw_tx_mphase_t;
 
 /* Set *mp up for phase `phase` of tx->prog: 0 (mp->on 0) when tx is not

@@ -10,7 +10,7 @@
  * per transaction (totals, blocks by status) is added when the
  * transaction's pool goes, so a request that ends early is counted too.
  */
-#include <apr_portable.h>
+#include <pthread.h>
 #include "run/bw_run.h"
 
 /* Per program: per phase, the block index of each slot's rule. */
@@ -25,7 +25,7 @@ typedef struct {
 struct bw_tx_metrics_s {
     bw_metrics_t *m;
     int timed;
-    apr_os_thread_t os;
+    pthread_t os;                      /* the thread it is bound to */
     bw_metrics_thread_t *thr;
     bw_metrics_ctr_t ctr;
     const bw_program_t *prog;
@@ -82,7 +82,7 @@ static const prog_map_t *map_of(bw_metrics_t *m, bw_metrics_thread_t *thr,
 /* Point tx's counters at the calling thread's shard. */
 static int bind_thread(struct bw_tx_metrics_s *tm)
 {
-    tm->os = apr_os_thread_current();
+    tm->os = pthread_self();
     tm->thr = bw_metrics_thread(tm->m);
     tm->prog = NULL;
     if (!tm->thr)
@@ -97,13 +97,15 @@ int bw_tx_metrics_phase(bw_tx_t *tx, int phase, bw_tx_mphase_t *mp)
     mp->on = 0;
     if (!tm)
         return 0;
-    if (!apr_os_thread_equal(tm->os, apr_os_thread_current()) && !bind_thread(tm))
+    /* pthread's own calls: APR's wrappers are a second call each, five
+     * phases a transaction */
+    if (!pthread_equal(tm->os, pthread_self()) && !bind_thread(tm))
         return 0;
     if (tm->prog != tx->prog) {
         tm->map = map_of(tm->m, tm->thr, tx->prog);
         tm->prog = tx->prog;
     }
-    mp->ctr = tm->ctr;
+    mp->ctr = &tm->ctr;
     mp->idx = tm->map->idx[phase];
     mp->timed = tm->timed;
     mp->on = 1;

@@ -4,7 +4,8 @@
  * more of them than there are shards, losing nothing; a block adopted
  * with its counts; the shard of a process that died taken over with its
  * counts; transactions counted the same whether the program was folded
- * and scanned or not; the Prometheus and JSON texts.
+ * and scanned or not, and in the shared shard as in a thread's own; the
+ * Prometheus and JSON texts.
  */
 #include <check.h>
 #include <pthread.h>
@@ -292,43 +293,56 @@ static void run_all(bw_program_t *prog, bw_metrics_t *m, const char *const *uris
     }
 }
 
+/* What run_all of URIS counts with RULES, however the program was built
+ * and whichever shard counted it. */
+static const char *const URIS[] = { "/a?x=1", "/a?foo=evil", "/b?bar=2", "/c?q=evil&foo=1", "/d" };
+
+static void check_counts(const bw_metrics_snap_t *s)
+{
+    ck_assert_uint_eq(s->total[BW_MT_TX], 5);
+    ck_assert_uint_eq(s->total[BW_MT_INTERCEPTED], 2);
+    ck_assert_uint_eq(s->status[403], 2);
+    ck_assert_uint_eq(s->total[BW_MT_TIMED_TX], 5);
+    ck_assert_uint_eq(s->phase_runs[1], 5);
+    ck_assert_uint_eq(rule_of(s, 10)->evals, 5);
+    ck_assert_uint_eq(rule_of(s, 10)->matches, 5);
+    ck_assert_uint_eq(rule_of(s, 11)->matches, 5);
+    ck_assert_uint_eq(rule_of(s, 12)->evals, 0);     /* skipped over */
+    ck_assert_uint_eq(rule_of(s, 20)->evals, 5);
+    ck_assert_uint_eq(rule_of(s, 20)->matches, 2);
+    ck_assert_uint_eq(rule_of(s, 20)->blocks, 0);
+    ck_assert_uint_eq(rule_of(s, 21)->matches, 3);
+    ck_assert_uint_eq(rule_of(s, 22)->blocks, 2);
+    ck_assert_uint_eq(rule_of(s, 30)->evals, 3);     /* phase 3 not after a deny */
+    ck_assert_uint_eq(rule_of(s, 22)->timed, rule_of(s, 22)->evals);
+}
+
+static bw_program_t *rules_program(const char *path, unsigned flags)
+{
+    bw_config_t *cfg = bw_config_create(pool);
+    char *err = NULL;
+    bw_program_t *prog;
+    ck_assert_ptr_null(bw_config_load_file(cfg, path));
+    prog = bw_program_build_ex(pool, NULL, cfg, flags, &err);
+    ck_assert_msg(prog != NULL, "%s", err ? err : "?");
+    return prog;
+}
+
 START_TEST(test_transactions_same_any_program)
 {
-    static const char *const uris[] = { "/a?x=1", "/a?foo=evil", "/b?bar=2", "/c?q=evil&foo=1",
-                                        "/d" };
     const char *path = rule_file(RULES);
     bw_metrics_snap_t ref = { 0 };
     unsigned k;
     for (k = 0; k < 3; k++) {
         static const unsigned flags[] = { 0, BW_PROG_NO_SCAN, BW_PROG_NO_FOLD };
-        bw_config_t *cfg = bw_config_create(pool);
-        char *err = NULL;
-        bw_program_t *prog;
+        bw_program_t *prog = rules_program(path, flags[k]);
         bw_metrics_t *m = fresh();
         bw_metrics_snap_t s;
         int i;
-        ck_assert_ptr_null(bw_config_load_file(cfg, path));
-        prog = bw_program_build_ex(pool, NULL, cfg, flags[k], &err);
-        ck_assert_msg(prog != NULL, "%s", err ? err : "?");
         bw_metrics_register_program(m, prog);
-        run_all(prog, m, uris, 5);
+        run_all(prog, m, URIS, 5);
         bw_metrics_read(m, pool, 0, &s);
-        ck_assert_uint_eq(s.total[BW_MT_TX], 5);
-        ck_assert_uint_eq(s.total[BW_MT_INTERCEPTED], 2);
-        ck_assert_uint_eq(s.status[403], 2);
-        ck_assert_uint_eq(s.total[BW_MT_TIMED_TX], 5);
-        ck_assert_uint_eq(s.phase_runs[1], 5);
-        ck_assert_uint_eq(rule_of(&s, 10)->evals, 5);
-        ck_assert_uint_eq(rule_of(&s, 10)->matches, 5);
-        ck_assert_uint_eq(rule_of(&s, 11)->matches, 5);
-        ck_assert_uint_eq(rule_of(&s, 12)->evals, 0);     /* skipped over */
-        ck_assert_uint_eq(rule_of(&s, 20)->evals, 5);
-        ck_assert_uint_eq(rule_of(&s, 20)->matches, 2);
-        ck_assert_uint_eq(rule_of(&s, 20)->blocks, 0);
-        ck_assert_uint_eq(rule_of(&s, 21)->matches, 3);
-        ck_assert_uint_eq(rule_of(&s, 22)->blocks, 2);
-        ck_assert_uint_eq(rule_of(&s, 30)->evals, 3);     /* phase 3 not after a deny */
-        ck_assert_uint_eq(rule_of(&s, 22)->timed, rule_of(&s, 22)->evals);
+        check_counts(&s);
         if (k == 0) {
             ref = s;
             continue;
@@ -345,6 +359,49 @@ START_TEST(test_transactions_same_any_program)
         for (i = 1; i <= 5; i++)
             ck_assert_uint_eq(s.phase_evals[i], ref.phase_evals[i]);
     }
+    unlink(path);
+}
+END_TEST
+
+/* A thread that holds a shard until told to let go. */
+static void *holding_thread(void *data)
+{
+    thr_arg_t *a = data;
+    ck_assert_ptr_nonnull(bw_metrics_shard(a->m));
+    pthread_barrier_wait(a->bar);   /* all shards held */
+    pthread_barrier_wait(a->bar);   /* the transactions are counted */
+    return NULL;
+}
+
+/* Every shard held by another thread: this thread's transactions count in
+ * the shared shard (the executor's atomic loop), exactly as in its own. */
+START_TEST(test_transactions_shared_shard)
+{
+    const char *path = rule_file(RULES);
+    bw_program_t *prog = rules_program(path, 0);
+    bw_metrics_t *m = fresh();
+    pthread_t th[BW_METRICS_SHARDS];
+    pthread_barrier_t bar;
+    thr_arg_t a;
+    bw_metrics_snap_t s;
+    bw_metrics_ctr_t c;
+    int i;
+    a.m = m;
+    a.bar = &bar;
+    pthread_barrier_init(&bar, NULL, BW_METRICS_SHARDS + 1);
+    for (i = 0; i < BW_METRICS_SHARDS; i++)
+        ck_assert_int_eq(pthread_create(&th[i], NULL, holding_thread, &a), 0);
+    pthread_barrier_wait(&bar);
+    bw_metrics_counters(bw_metrics_shard(m), &c);
+    ck_assert_int_eq(c.shared, 1);
+    bw_metrics_register_program(m, prog);
+    run_all(prog, m, URIS, 5);
+    pthread_barrier_wait(&bar);
+    for (i = 0; i < BW_METRICS_SHARDS; i++)
+        pthread_join(th[i], NULL);
+    pthread_barrier_destroy(&bar);
+    bw_metrics_read(m, pool, 0, &s);
+    check_counts(&s);
     unlink(path);
 }
 END_TEST
@@ -393,6 +450,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_adopt);
     tcase_add_test(tc, test_dead_owner);
     tcase_add_test(tc, test_transactions_same_any_program);
+    tcase_add_test(tc, test_transactions_shared_shard);
     tcase_add_test(tc, test_prometheus_text);
     suite_add_tcase(s, tc);
     return s;
