@@ -815,8 +815,10 @@ steps(bw_tx_t *tx, int phase, int i, const bw_tx_mphase_t *mp, uint64_t *reached
 {
     const bw_code_t *code = &tx->prog->code[phase];
     const uint32_t *idx = mp->idx;
-    uint64_t *const evals = mp->ctr->evals, *const matches = mp->ctr->matches;
     const int on = how != COUNT_OFF, timed = on && mp->timed;
+    /* uncounted, mp->ctr is NULL: not even its members' addresses are taken */
+    uint64_t *const evals = on ? mp->ctr->evals : NULL;
+    uint64_t *const matches = on ? mp->ctr->matches : NULL;
     uint64_t n = 0;
     int out = 0;
 #define COUNT(matched) do {                                                  \
