@@ -309,11 +309,15 @@ int bw_tx_metrics_phase(bw_tx_t *tx, int phase, bw_tx_mphase_t *mp);
 /* ---- values, macros, actions ----------------------------------------------- */
 
 /* A variable's generator: appends its values (literal selector sel, empty =
- * all; names matched case-insensitively) to out. data is per variable. */
+ * all; names matched case-insensitively) to out. data is per variable.
+ * count, where set, says how many values fn would append without making
+ * them (&ARGS over a body of thousands of values: rule 200007 of the
+ * recommended settings); NULL: a count generates and counts. */
 typedef struct bw_var_gen_s {
     void (*fn)(bw_tx_t *tx, const bw_var_def_t *def, const void *data, bw_str_t sel,
                apr_array_header_t *out);
     const void *data;
+    int (*count)(bw_tx_t *tx, bw_str_t sel);
 } bw_var_gen_t;
 extern const bw_var_gen_t bw_var_gens_request[BW_V__COUNT];  /* bw_vars_request.c */
 extern const bw_var_gen_t bw_var_gens_misc[BW_V__COUNT];     /* bw_vars_misc.c */
@@ -326,6 +330,8 @@ void bw_var_gen_scalar(bw_tx_t *tx, const bw_var_def_t *def, const void *data, b
 /* The entries of an array of bw_kv_t, filtered by a literal selector. */
 void bw_var_gen_kv(const bw_var_def_t *def, const apr_array_header_t *arr, bw_str_t sel,
                    int names_only, apr_array_header_t *out);
+/* How many of them bw_var_gen_kv would append. */
+int bw_var_count_kv(const apr_array_header_t *arr, bw_str_t sel);
 
 /* Append the values of variable def (literal selector sel, empty = all) to
  * out (bw_varval_t): the generators of bw_vars_request.c / bw_vars_misc.c. */

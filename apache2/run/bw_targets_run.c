@@ -2,11 +2,15 @@
 #include <string.h>
 #include "run/bw_run.h"
 
-void bw_var_generate(bw_tx_t *tx, const bw_var_def_t *def, bw_str_t sel, apr_array_header_t *out)
+static const bw_var_gen_t *gen_of(const bw_var_def_t *def)
 {
     const bw_var_gen_t *g = &bw_var_gens_request[def->id];
-    if (!g->fn)
-        g = &bw_var_gens_misc[def->id];
+    return g->fn ? g : &bw_var_gens_misc[def->id];
+}
+
+void bw_var_generate(bw_tx_t *tx, const bw_var_def_t *def, bw_str_t sel, apr_array_header_t *out)
+{
+    const bw_var_gen_t *g = gen_of(def);
     if (g->fn)
         g->fn(tx, def, g->data, sel, out);
 }
@@ -57,15 +61,20 @@ static void coll_values(bw_tx_t *tx, const bw_target_t *t, bw_str_t sel, apr_arr
 }
 
 /* Produce the values of t (an inclusion) into out, applying /regex/
- * selectors; &counts become one value holding the count. */
+ * selectors; &counts become one value holding the count (counted without
+ * making the values where the variable knows how). */
 void bw_target_values(bw_tx_t *tx, const bw_target_t *t, apr_array_header_t *out)
 {
-    int start = out->nelts, i, k;
+    int start = out->nelts, i, k, n = -1;
     bw_str_t sel = t->selector;
+    const bw_var_gen_t *g;
 
     if (t->selector_macro)
         sel = bw_macro_expand(tx, t->selector_macro);
-    if (t->var->flags & BW_VAR_TX_COLL) {
+    if (t->is_count && !t->selector_re && !(t->var->flags & BW_VAR_TX_COLL)
+        && (g = gen_of(t->var))->count) {
+        n = g->count(tx, sel);
+    } else if (t->var->flags & BW_VAR_TX_COLL) {
         coll_values(tx, t, sel, out);
     } else {
         bw_var_generate(tx, t->var, t->selector_re ? bw_str_n("", 0) : sel, out);
@@ -78,8 +87,9 @@ void bw_target_values(bw_tx_t *tx, const bw_target_t *t, apr_array_header_t *out
         }
     }
     if (t->is_count) {
-        int n = out->nelts - start;
         bw_varval_t *c;
+        if (n < 0)
+            n = out->nelts - start;
         out->nelts = start;
         c = apr_array_push(out);
         c->var = t->var;

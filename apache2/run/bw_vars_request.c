@@ -11,6 +11,15 @@
 
 /* ---- collections of name/value pairs ------------------------------------ */
 
+/* Is kv selected by the literal selector sel (empty: all)? Most names
+ * differ from it in length or in their first byte, decided without a call. */
+static inline int kv_selected(const bw_kv_t *kv, bw_str_t sel)
+{
+    return !sel.len || (kv->name.len == sel.len
+                        && ((unsigned char)kv->name.data[0] | 0x20) == ((unsigned char)sel.data[0] | 0x20)
+                        && bw_str_eq_ci(sel, kv->name));
+}
+
 void bw_var_gen_kv(const bw_var_def_t *def, const apr_array_header_t *arr, bw_str_t sel,
                    int names_only, apr_array_header_t *out)
 {
@@ -19,15 +28,44 @@ void bw_var_gen_kv(const bw_var_def_t *def, const apr_array_header_t *arr, bw_st
     if (!arr)
         return;
     kv = (const bw_kv_t *)arr->elts;
-    for (i = 0; i < arr->nelts; i++) {
-        /* a literal selector (REQUEST_HEADERS:Host): most names differ in
-         * length or in their first byte, decided without a call */
-        if (sel.len && (kv[i].name.len != sel.len
-                        || ((unsigned char)kv[i].name.data[0] | 0x20) != ((unsigned char)sel.data[0] | 0x20)
-                        || !bw_str_eq_ci(sel, kv[i].name)))
-            continue;
-        bw_var_emit(out, def, kv[i].name, names_only ? kv[i].name : kv[i].value);
-    }
+    for (i = 0; i < arr->nelts; i++)
+        if (kv_selected(&kv[i], sel))
+            bw_var_emit(out, def, kv[i].name, names_only ? kv[i].name : kv[i].value);
+}
+
+int bw_var_count_kv(const apr_array_header_t *arr, bw_str_t sel)
+{
+    int i, n = 0;
+    if (!arr)
+        return 0;
+    if (!sel.len)
+        return arr->nelts;
+    for (i = 0; i < arr->nelts; i++)
+        n += kv_selected(&((const bw_kv_t *)arr->elts)[i], sel);
+    return n;
+}
+
+/* Counts without values: names and values come in pairs, so a variable
+ * and its _NAMES twin count alike. */
+static int c_args(bw_tx_t *tx, bw_str_t sel)
+{
+    return bw_var_count_kv(tx->args_get, sel) + bw_var_count_kv(tx->args_post, sel);
+}
+static int c_args_get(bw_tx_t *tx, bw_str_t sel)
+{
+    return bw_var_count_kv(tx->args_get, sel);
+}
+static int c_args_post(bw_tx_t *tx, bw_str_t sel)
+{
+    return bw_var_count_kv(tx->args_post, sel);
+}
+static int c_req_headers(bw_tx_t *tx, bw_str_t sel)
+{
+    return bw_var_count_kv(tx->req.headers, sel);
+}
+static int c_cookies(bw_tx_t *tx, bw_str_t sel)
+{
+    return bw_var_count_kv(tx->cookies, sel);
 }
 
 static void g_args(bw_tx_t *tx, const bw_var_def_t *d, const void *data, bw_str_t sel, apr_array_header_t *out)
@@ -390,17 +428,17 @@ static void g_xml(bw_tx_t *tx, const bw_var_def_t *d, const void *data, bw_str_t
 
 
 const bw_var_gen_t bw_var_gens_request[BW_V__COUNT] = {
-    [BW_V_ARGS] = { g_args, NULL },
-    [BW_V_ARGS_NAMES] = { g_args_names, NULL },
-    [BW_V_ARGS_GET] = { g_args_get, NULL },
-    [BW_V_ARGS_GET_NAMES] = { g_args_get_names, NULL },
-    [BW_V_ARGS_POST] = { g_args_post, NULL },
-    [BW_V_ARGS_POST_NAMES] = { g_args_post_names, NULL },
+    [BW_V_ARGS] = { g_args, NULL, c_args },
+    [BW_V_ARGS_NAMES] = { g_args_names, NULL, c_args },
+    [BW_V_ARGS_GET] = { g_args_get, NULL, c_args_get },
+    [BW_V_ARGS_GET_NAMES] = { g_args_get_names, NULL, c_args_get },
+    [BW_V_ARGS_POST] = { g_args_post, NULL, c_args_post },
+    [BW_V_ARGS_POST_NAMES] = { g_args_post_names, NULL, c_args_post },
     [BW_V_ARGS_COMBINED_SIZE] = { g_args_combined, NULL },
-    [BW_V_REQUEST_HEADERS] = { g_req_headers, NULL },
-    [BW_V_REQUEST_HEADERS_NAMES] = { g_req_headers_names, NULL },
-    [BW_V_REQUEST_COOKIES] = { g_cookies, NULL },
-    [BW_V_REQUEST_COOKIES_NAMES] = { g_cookies_names, NULL },
+    [BW_V_REQUEST_HEADERS] = { g_req_headers, NULL, c_req_headers },
+    [BW_V_REQUEST_HEADERS_NAMES] = { g_req_headers_names, NULL, c_req_headers },
+    [BW_V_REQUEST_COOKIES] = { g_cookies, NULL, c_cookies },
+    [BW_V_REQUEST_COOKIES_NAMES] = { g_cookies_names, NULL, c_cookies },
     [BW_V_MULTIPART_PART_HEADERS] = { g_part_headers, NULL },
     [BW_V_FILES] = { g_files, NULL },
     [BW_V_FILES_NAMES] = { g_files_names, NULL },

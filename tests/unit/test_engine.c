@@ -375,6 +375,49 @@ START_TEST(test_exclusions_and_counts)
 }
 END_TEST
 
+/* &VAR counts where the variable counts without making its values (ARGS,
+ * headers, cookies and their names): literal selectors case-insensitive,
+ * query and body arguments together, beside the counts that still
+ * generate (a /regex/ selector). Each rule that sees its expected count
+ * sets a TX variable. */
+START_TEST(test_counts_without_values)
+{
+    static const struct {
+        const char *target;
+        int n;
+    } want[] = {
+        { "&ARGS", 5 }, { "&ARGS_NAMES", 5 }, { "&ARGS:a", 3 }, { "&ARGS_NAMES:A", 3 },
+        { "&ARGS:/^[ab]$/", 4 }, { "&ARGS_GET", 3 }, { "&ARGS_GET_NAMES:b", 1 },
+        { "&ARGS_GET:zz", 0 }, { "&ARGS_POST", 2 }, { "&ARGS_POST_NAMES:c", 1 },
+        { "&REQUEST_HEADERS", 4 }, { "&REQUEST_HEADERS_NAMES", 4 },
+        { "&REQUEST_HEADERS:x-dup", 2 }, { "&REQUEST_HEADERS_NAMES:COOKIE", 1 },
+        { "&REQUEST_COOKIES", 3 }, { "&REQUEST_COOKIES:sess", 2 }, { "&REQUEST_COOKIES_NAMES:other", 1 },
+        { "&REQUEST_COOKIES_NAMES:none", 0 },
+    };
+    const char *body = "a=4&c=5";
+    char *rules = apr_pstrdup(pool, "SecRuleEngine On\nSecRequestBodyAccess On\n");
+    bw_intervention_t iv;
+    bw_program_t *p;
+    bw_tx_t *tx;
+    size_t i;
+    for (i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+        rules = apr_psprintf(pool, "%sSecRule %s \"@eq %d\" \"id:%d,phase:2,pass,nolog,setvar:tx.c%d=1\"\n",
+                             rules, want[i].target, want[i].n, (int)i + 1, (int)i);
+    p = load(rules, NULL);
+    ck_assert_ptr_nonnull(p);
+    tx = request(p, "POST", "/?a=1&A=2&b=3",
+                 "Content-Type: application/x-www-form-urlencoded\n"
+                 "X-Dup: 1\nx-dup: 2\nCookie: sess=1; other=2; SESS=3\n");
+    ck_assert_int_eq(bw_tx_run_phase(tx, 1, &iv), 0);
+    bw_tx_request_body_append(tx, body, strlen(body));
+    bw_tx_request_body_end(tx);
+    ck_assert_int_eq(bw_tx_run_phase(tx, 2, &iv), 0);
+    for (i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+        ck_assert_msg(txvar(tx, apr_psprintf(pool, "c%d", (int)i)) != NULL, "%s is not %d",
+                      want[i].target, want[i].n);
+}
+END_TEST
+
 START_TEST(test_removals_and_updates)
 {
     bw_intervention_t iv;
@@ -947,6 +990,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_detection_only);
     tcase_add_test(tc, test_anomaly_scoring_chain_skip);
     tcase_add_test(tc, test_exclusions_and_counts);
+    tcase_add_test(tc, test_counts_without_values);
     tcase_add_test(tc, test_removals_and_updates);
     tcase_add_test(tc, test_ctl_runtime);
     tcase_add_test(tc, test_inheritance);
