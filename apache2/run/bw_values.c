@@ -130,7 +130,10 @@ static void tv_node(bw_tx_t *tx, bw_src_state_t *S, int node)
         if (bw_tfn_may_change(pn->tfn, &ips[i])) {
             pn->tfn->fn(&tx->tfn_env, tx->pool, in[i], &out[i]);
             if (out[i].data != in[i].data || out[i].len != in[i].len) {
-                bw_byteset_of(out[i], &ops[i]);
+                if (pn->tfn->bytes)   /* without reading the output */
+                    pn->tfn->bytes(&ips[i], &ops[i]);
+                else
+                    bw_byteset_of(out[i], &ops[i]);
                 changed = 1;
             }
         }

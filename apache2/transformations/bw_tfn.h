@@ -68,6 +68,13 @@ typedef struct bw_tfn_def_s {
      * (md5, base64Encode, length…): callers always run fn. triggers is then
      * empty. */
     int always;
+    /* Optional: from the set of bytes of an input fn changed, a set that
+     * holds every byte fn's output can contain, without reading either
+     * (lowercase: A-Z become a-z). Every reader of a value's byte set asks
+     * "may it contain c?" (gates, triggers, newlines for ^ and $), so a
+     * superset is always safe and an exact one loses nothing; NULL: the
+     * caller reads the output (bw_byteset_of). */
+    void (*bytes)(const bw_byteset_t *in, bw_byteset_t *out);
 } bw_tfn_def_t;
 
 /* Sets *out to the set of bytes s contains. One pass over s, meant to run
@@ -77,6 +84,13 @@ typedef struct bw_tfn_def_s {
  * needs its own set. */
 void bw_byteset_of(bw_str_t s, bw_byteset_t *out);
 
+/* in with A-Z turned into a-z: the bytes of a lower-cased value. */
+static inline void bw_byteset_lower(const bw_byteset_t *in, bw_byteset_t *out)
+{
+    const uint64_t upper = (uint64_t)0x3ffffff << 1;  /* 'A'..'Z' in word 1 */
+    *out = *in;
+    out->w[1] = (in->w[1] & ~upper) | ((in->w[1] & upper) << 32);
+}
 static inline int bw_byteset_has(const bw_byteset_t *set, unsigned char c)
 {
     return (int)((set->w[c >> 6] >> (c & 63)) & 1);

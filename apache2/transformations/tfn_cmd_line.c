@@ -87,5 +87,24 @@ static int cmd_line(const bw_tfn_env_t *env, apr_pool_t *pool, bw_str_t in,
  * drop a separator space written before them. */
 #define CMD_LINE_TRIGGERS(k) (SEPARATOR_BYTES(k) | BW_BS_RANGE(k, 'A', 'Z'))
 
-const bw_tfn_def_t bw_tfn_cmd_line = TFN_DEF("cmdLine", cmd_line,
-                                             CMD_LINE_TRIGGERS);
+/* The output's bytes: the input's lower-cased, without the separators
+ * (deleted or turned into spaces), with a space when there was one to turn
+ * (a superset: the only one may have gone before a '/'). */
+#define SPACE_MAKERS(k)                                                      \
+    (BW_BS_BYTE(k, ' ') | BW_BS_BYTE(k, ',') | BW_BS_BYTE(k, ';')            \
+     | BW_BS_BYTE(k, '\t') | BW_BS_BYTE(k, '\r') | BW_BS_BYTE(k, '\n'))
+static void cmd_line_bytes(const bw_byteset_t *in, bw_byteset_t *out)
+{
+    static const bw_byteset_t makers = BW_BYTESET(SPACE_MAKERS);
+    int w, space = 0;
+    bw_byteset_lower(in, out);
+    for (w = 0; w < 4; w++) {
+        space |= (in->w[w] & makers.w[w]) != 0;
+        out->w[w] &= ~separator_set.w[w];
+    }
+    if (space)
+        out->w[0] |= (uint64_t)1 << ' ';
+}
+
+const bw_tfn_def_t bw_tfn_cmd_line = TFN_DEF_BYTES("cmdLine", cmd_line,
+                                                   CMD_LINE_TRIGGERS, cmd_line_bytes);

@@ -16,5 +16,6 @@ static int lowercase(const bw_tfn_env_t *env, apr_pool_t *pool, bw_str_t in,
 /* Triggers: the bytes it rewrites, each on its own. */
 #define LOWERCASE_TRIGGERS(k) BW_BS_RANGE(k, 'A', 'Z')
 
-const bw_tfn_def_t bw_tfn_lowercase = TFN_DEF("lowercase", lowercase,
-                                              LOWERCASE_TRIGGERS);
+/* The output's bytes: exactly the input's with A-Z as a-z. */
+const bw_tfn_def_t bw_tfn_lowercase = TFN_DEF_BYTES("lowercase", lowercase,
+                                                    LOWERCASE_TRIGGERS, bw_byteset_lower);

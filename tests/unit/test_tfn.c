@@ -352,6 +352,21 @@ START_TEST(test_generated)
         ck_assert_msg(bw_tfn_may_change(def, &present) || r.ret == 0,
                       "%s(%s) changed it without a trigger byte", def->name,
                       show(root_pool, in));
+        if (def->bytes && r.ret) {
+            /* the output's bytes told from the input's: a superset of
+             * what the output holds (lowercase: exactly it) */
+            bw_byteset_t told, got;
+            int w;
+            def->bytes(&present, &told);
+            bw_byteset_of(r.out, &got);
+            for (w = 0; w < 4; w++)
+                ck_assert_msg((got.w[w] & ~told.w[w]) == 0, "%s(%s) = %s holds bytes its "
+                              "bytes() does not tell (word %d)", def->name,
+                              show(root_pool, in), show(root_pool, r.out), w);
+            if (strcmp(def->name, "lowercase") == 0)
+                ck_assert_msg(memcmp(&got, &told, sizeof(got)) == 0, "lowercase(%s): "
+                              "bytes() is not exact", show(root_pool, in));
+        }
         first = bw_str_n(apr_pmemdup(root_pool, r.out.data, r.out.len),
                          r.out.len);
         again = run_tfn(def, &env, pool, in);
