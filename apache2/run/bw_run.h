@@ -336,6 +336,9 @@ int bw_var_count_kv(const apr_array_header_t *arr, bw_str_t sel);
 /* Append the values of variable def (literal selector sel, empty = all) to
  * out (bw_varval_t): the generators of bw_vars_request.c / bw_vars_misc.c. */
 void bw_var_generate(bw_tx_t *tx, const bw_var_def_t *def, bw_str_t sel, apr_array_header_t *out);
+/* How many values bw_var_generate would append, or -1 when the variable
+ * cannot tell without making them. */
+int bw_var_count(bw_tx_t *tx, const bw_var_def_t *def, bw_str_t sel);
 /* Produce the values of one target into out (regex selectors applied,
  * &counts counted). */
 void bw_target_values(bw_tx_t *tx, const bw_target_t *t, apr_array_header_t *out);

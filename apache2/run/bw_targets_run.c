@@ -8,6 +8,12 @@ static const bw_var_gen_t *gen_of(const bw_var_def_t *def)
     return g->fn ? g : &bw_var_gens_misc[def->id];
 }
 
+int bw_var_count(bw_tx_t *tx, const bw_var_def_t *def, bw_str_t sel)
+{
+    const bw_var_gen_t *g = gen_of(def);
+    return g->count ? g->count(tx, sel) : -1;
+}
+
 void bw_var_generate(bw_tx_t *tx, const bw_var_def_t *def, bw_str_t sel, apr_array_header_t *out)
 {
     const bw_var_gen_t *g = gen_of(def);

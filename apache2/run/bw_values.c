@@ -60,7 +60,7 @@ bw_src_state_t *bw_src_get(bw_tx_t *tx, int k)
     bw_src_state_t *S = &tx->src[k];
     const bw_source_t *src = &tx->prog->srcs[k];
     apr_array_header_t *tmp = tx->vals_tmp;
-    int i, cls = class_of(src->var);
+    int i, n, cls = class_of(src->var);
     if (tx->src_built[k] && S->gen == tx->data_gen && S->cgen == tx->cls_gen[cls])
         return S;
     memset(S, 0, sizeof(*S));
@@ -69,10 +69,26 @@ bw_src_state_t *bw_src_get(bw_tx_t *tx, int k)
     S->gen = tx->data_gen;
     S->cgen = tx->cls_gen[cls];
     S->local = tx->prog->src_local[k];
-    tmp->nelts = 0;
-    bw_var_generate(tx, src->var, src->sel, tmp);
-    S->n = tmp->nelts;
-    S->vals = apr_pmemdup(tx->pool, tmp->elts, sizeof(bw_varval_t) * (size_t)(S->n + 1));
+    /* a whole collection that knows its size (ARGS of a large body) is
+     * made in place, neither grown nor copied (were the count short, the
+     * array would grow); a selector would be matched twice */
+    n = src->sel.len ? -1 : bw_var_count(tx, src->var, src->sel);
+    if (n >= 0) {
+        apr_array_header_t arr;
+        memset(&arr, 0, sizeof(arr));
+        arr.pool = tx->pool;
+        arr.elt_size = sizeof(bw_varval_t);
+        arr.nalloc = n + 1;
+        arr.elts = apr_palloc(tx->pool, sizeof(bw_varval_t) * (size_t)(n + 1));
+        bw_var_generate(tx, src->var, src->sel, &arr);
+        S->n = arr.nelts;
+        S->vals = (bw_varval_t *)arr.elts;
+    } else {
+        tmp->nelts = 0;
+        bw_var_generate(tx, src->var, src->sel, tmp);
+        S->n = tmp->nelts;
+        S->vals = apr_pmemdup(tx->pool, tmp->elts, sizeof(bw_varval_t) * (size_t)(S->n + 1));
+    }
     S->raw = apr_palloc(tx->pool, sizeof(bw_str_t) * (size_t)(S->n + 1));
     for (i = 0; i < S->n; i++)
         S->raw[i] = S->vals[i].value;
