@@ -311,13 +311,29 @@ static const char *header_value(const bw_tx_t *tx, const char *name)
     return NULL;
 }
 
+/* The next element of an array of bw_kv_t, doubled when full without
+ * apr_array_push's zeroing of the new half (a body's thousands of
+ * arguments, each written whole at once). */
+static bw_kv_t *kv_push(apr_array_header_t *a)
+{
+    if (a->nelts == a->nalloc) {
+        int cap = a->nalloc ? 2 * a->nalloc : 8;
+        char *e = apr_palloc(a->pool, sizeof(bw_kv_t) * (size_t)cap);
+        if (a->nelts)
+            memcpy(e, a->elts, sizeof(bw_kv_t) * (size_t)a->nelts);
+        a->elts = e;
+        a->nalloc = cap;
+    }
+    return &((bw_kv_t *)a->elts)[a->nelts++];
+}
+
 static int arg_sink_add(void *ctx, bw_str_t name, bw_str_t value)
 {
     bw_tx_t *tx = ctx;
     bw_kv_t *kv;
     if (count_args(tx) >= tx->cfg->args_limit)
         return -1;
-    kv = apr_array_push(tx->args_post);
+    kv = kv_push(tx->args_post);
     kv->name = name;
     kv->value = value;
     return 0;
