@@ -261,11 +261,17 @@ int bw_charset_dec_feed(bw_charset_dec_t *dc, const char *data, size_t len,
         return 0;
     if (dc->mode == CS_BOM_WAIT) {
         size_t take = 4 - dc->npend < len ? 4 - dc->npend : len;
+        int all_here = dc->npend == 0;   /* every held byte is from data */
         memcpy(dc->pend + dc->npend, data, take);
         dc->npend += take;
         pick_mode(dc, 0);
         if (dc->mode == CS_BOM_WAIT) {
             *out_len = 0;
+            return 0;
+        }
+        if (dc->mode == CS_PASS && all_here) {
+            /* no BOM, nothing held from before: the chunk as it came */
+            dc->npend = 0;
             return 0;
         }
         if (flush_held(dc, data + take, len - take, out, out_len) < 0)
