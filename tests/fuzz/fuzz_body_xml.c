@@ -73,8 +73,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (i = 0; a.xml_doc && i < sizeof(exprs) / sizeof(exprs[0]); i++) {
         apr_array_header_t *out = apr_array_make(pool, 4, sizeof(bw_kv_t));
         char *err = NULL;
-        if (bw_body_xml_xpath(pool, a.xml_doc, exprs[i], out, &err) != 0)
+        if (bw_body_xml_xpath(pool, a.xml_doc, exprs[i], out, &err) != 0) {
+            fprintf(stderr, "xpath %s: %s\n", exprs[i], err ? err : "?");
             abort();
+        }
     }
     apr_pool_destroy(pool);
     return 0;
