@@ -143,7 +143,7 @@ static void tv_node(bw_tx_t *tx, bw_src_state_t *S, int node)
         ops[i] = ips[i];
         /* a transformation without a trigger byte in its input cannot
          * change it: most values go through most chains untouched */
-        if (bw_tfn_may_change(pn->tfn, &ips[i])) {
+        if (bw_tfn_may_change_value(pn->tfn, &ips[i], in[i])) {
             pn->tfn->fn(&tx->tfn_env, tx->pool, in[i], &out[i]);
             if (out[i].data != in[i].data || out[i].len != in[i].len) {
                 if (pn->tfn->bytes)   /* without reading the output */

@@ -75,6 +75,10 @@ typedef struct bw_tfn_def_s {
      * superset is always safe and an exact one loses nothing; NULL: the
      * caller reads the output (bw_byteset_of). */
     void (*bytes)(const bw_byteset_t *in, bw_byteset_t *out);
+    /* Optional: 1 when fn is sure to leave an input with a trigger byte as
+     * it is, told from its bytes and length without a pass over it
+     * (normalizePath: no separator, and not "."); 0 when it may change. */
+    int (*unchanged)(const bw_byteset_t *present, bw_str_t in);
 } bw_tfn_def_t;
 
 /* Sets *out to the set of bytes s contains. One pass over s, meant to run
@@ -108,6 +112,13 @@ static inline int bw_tfn_may_change(const bw_tfn_def_t *def,
                | (def->triggers.w[3] & present->w[3])) != 0;
 }
 
+/* bw_tfn_may_change for one input whose bytes are present, refined by
+ * def->unchanged. */
+static inline int bw_tfn_may_change_value(const bw_tfn_def_t *def, const bw_byteset_t *present,
+                                          bw_str_t in)
+{
+    return bw_tfn_may_change(def, present) && !(def->unchanged && def->unchanged(present, in));
+}
 /* Case-insensitive lookup ("base64decode" finds base64Decode, as
  * ModSecurity does). "none" is not a transformation: the rule parser handles
  * it. Returns NULL for an unknown name. */

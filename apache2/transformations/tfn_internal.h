@@ -47,14 +47,17 @@ BW_TFN_LIST(BW_TFN_DECLARE)
 /* A definition whose trigger set is BW_BYTESET(F): the file defining it says
  * next to F why an input without those bytes comes back unchanged, and why
  * no byte of F could be left out. */
-#define TFN_DEF(name, fn, F) { name, fn, BW_BYTESET(F), 0, NULL }
+#define TFN_DEF(name, fn, F) { name, fn, BW_BYTESET(F), 0, NULL, NULL }
 
 /* The same, with bw_tfn_def_t.bytes: the output's bytes from the input's. */
-#define TFN_DEF_BYTES(name, fn, F, bytes) { name, fn, BW_BYTESET(F), 0, bytes }
+#define TFN_DEF_BYTES(name, fn, F, bytes) { name, fn, BW_BYTESET(F), 0, bytes, NULL }
+
+/* The same, with bw_tfn_def_t.unchanged. */
+#define TFN_DEF_UNCHANGED(name, fn, F, unchanged) { name, fn, BW_BYTESET(F), 0, NULL, unchanged }
 
 /* A definition without a useful trigger set: (nearly) every input changes,
  * so callers always run fn. */
-#define TFN_DEF_ALWAYS(name, fn) { name, fn, { { 0, 0, 0, 0 } }, 1, NULL }
+#define TFN_DEF_ALWAYS(name, fn) { name, fn, { { 0, 0, 0, 0 } }, 1, NULL, NULL }
 
 /* The bytes tfn_isspace() accepts, as trigger set terms. */
 #define TFN_SPACE_BYTES(k) (BW_BS_RANGE(k, '\t', '\r') | BW_BS_BYTE(k, ' '))

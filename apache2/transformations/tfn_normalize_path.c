@@ -101,11 +101,23 @@ static int normalize_path_win(const bw_tfn_env_t *env, apr_pool_t *pool,
 #define PATH_TRIGGERS(k) (BW_BS_BYTE(k, '/') | BW_BS_BYTE(k, '.'))
 #define PATH_WIN_TRIGGERS(k) (PATH_TRIGGERS(k) | BW_BS_BYTE(k, '\\'))
 
+/* One segment, known from the bytes: as normalize's first test, without
+ * its memchr (a '.' without a '/' is most dotted values: "12.5", names). */
+static int one_segment(const bw_byteset_t *present, bw_str_t in)
+{
+    return !bw_byteset_has(present, '/') && !(in.len == 1 && in.data[0] == '.');
+}
+
+static int one_segment_win(const bw_byteset_t *present, bw_str_t in)
+{
+    return one_segment(present, in) && !bw_byteset_has(present, '\\');
+}
+
 const bw_tfn_def_t bw_tfn_normalize_path =
-    TFN_DEF("normalizePath", normalize_path, PATH_TRIGGERS);
+    TFN_DEF_UNCHANGED("normalizePath", normalize_path, PATH_TRIGGERS, one_segment);
 const bw_tfn_def_t bw_tfn_normalise_path =
-    TFN_DEF("normalisePath", normalize_path, PATH_TRIGGERS);
+    TFN_DEF_UNCHANGED("normalisePath", normalize_path, PATH_TRIGGERS, one_segment);
 const bw_tfn_def_t bw_tfn_normalize_path_win =
-    TFN_DEF("normalizePathWin", normalize_path_win, PATH_WIN_TRIGGERS);
+    TFN_DEF_UNCHANGED("normalizePathWin", normalize_path_win, PATH_WIN_TRIGGERS, one_segment_win);
 const bw_tfn_def_t bw_tfn_normalise_path_win =
-    TFN_DEF("normalisePathWin", normalize_path_win, PATH_WIN_TRIGGERS);
+    TFN_DEF_UNCHANGED("normalisePathWin", normalize_path_win, PATH_WIN_TRIGGERS, one_segment_win);

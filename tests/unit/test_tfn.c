@@ -352,6 +352,9 @@ START_TEST(test_generated)
         ck_assert_msg(bw_tfn_may_change(def, &present) || r.ret == 0,
                       "%s(%s) changed it without a trigger byte", def->name,
                       show(root_pool, in));
+        ck_assert_msg(bw_tfn_may_change_value(def, &present, in) || r.ret == 0,
+                      "%s(%s) changed it although unchanged() said it would not",
+                      def->name, show(root_pool, in));
         if (def->bytes && r.ret) {
             /* the output's bytes told from the input's: a superset of
              * what the output holds (lowercase: exactly it) */
