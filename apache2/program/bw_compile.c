@@ -17,6 +17,9 @@
 #include <string.h>
 #include "program/bw_prog.h"
 
+/* bw_crule_t.excl_vars has a bit for every variable id */
+_Static_assert(BW_V__COUNT <= 256, "excl_vars holds 256 variable ids");
+
 typedef bw_cc_t cc_t;
 
 struct bw_cc_s {
@@ -98,8 +101,10 @@ static const bw_crule_t *compile_link(cc_t *cc, const bw_rule_t *r)
     tsrc = apr_palloc(cc->p, sizeof(int) * (size_t)(r->targets->nelts + 1));
     for (i = 0; i < r->targets->nelts; i++) {
         tsrc[i] = source_of(cc, &t[i]);
-        if (t[i].is_exclusion)
+        if (t[i].is_exclusion) {
             c->flags |= BW_CR_EXCL;
+            c->excl_vars[t[i].var->id / 64] |= (uint64_t)1 << (t[i].var->id % 64);
+        }
     }
     c->tsrc = tsrc;
     *(bw_crule_t **)apr_array_push(cc->all) = c;

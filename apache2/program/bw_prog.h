@@ -107,6 +107,8 @@ struct bw_crule_s {
     const bw_tscan_t *tscan;     /* per target: its bit in its source's plan */
     int gate_kind;               /* the operator's byte gate (BW_OP_GATE_…), with the scan */
     uint64_t gate[4];
+    uint64_t excl_vars[4];       /* BW_CR_EXCL: the ids of the variables the
+                                  * !targets name, a bit each */
 };
 
 /* A value source: a variable with a literal selector (or none) whose

@@ -412,7 +412,9 @@ typedef struct {
 static int excluded(bw_tx_t *tx, const ev_t *e, const bw_varval_t *v)
 {
     const bw_rule_t *r = e->c->r;
-    if (e->c->flags & BW_CR_EXCL) {
+    /* most values are of a variable no !target names: one bit says so */
+    if ((e->c->flags & BW_CR_EXCL)
+        && ((e->c->excl_vars[v->var->id / 64] >> (v->var->id % 64)) & 1)) {
         const bw_target_t *t = (const bw_target_t *)r->targets->elts;
         int i;
         for (i = 0; i < r->targets->nelts; i++)
