@@ -336,6 +336,9 @@ int bw_var_count_kv(const apr_array_header_t *arr, bw_str_t sel);
 /* Append the values of variable def (literal selector sel, empty = all) to
  * out (bw_varval_t): the generators of bw_vars_request.c / bw_vars_misc.c. */
 void bw_var_generate(bw_tx_t *tx, const bw_var_def_t *def, bw_str_t sel, apr_array_header_t *out);
+/* An array of n elements of size bytes from p, not zeroed (apr_array_make
+ * clears them): for arrays whose elements are each written before read. */
+apr_array_header_t *bw_scratch_array(apr_pool_t *p, int n, int size);
 /* How many values bw_var_generate would append, or -1 when the variable
  * cannot tell without making them. */
 int bw_var_count(bw_tx_t *tx, const bw_var_def_t *def, bw_str_t sel);

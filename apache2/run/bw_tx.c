@@ -182,7 +182,7 @@ static void apply_settings(bw_tx_t *tx)
 /* An array for values the executor fills and refills: every element is
  * written before it is read, so its room is not zeroed (apr_array_make
  * would, 3 KB per array and transaction). */
-static apr_array_header_t *scratch_array(apr_pool_t *p, int n, int size)
+apr_array_header_t *bw_scratch_array(apr_pool_t *p, int n, int size)
 {
     apr_array_header_t *a = apr_palloc(p, sizeof(*a));
     a->pool = p;
@@ -218,8 +218,8 @@ bw_tx_t *bw_tx_create(apr_pool_t *pool, const bw_program_t *prog,
     tx->removals = apr_array_make(pool, 4, sizeof(bw_removal_t));
     tx->matches = apr_array_make(pool, 8, sizeof(bw_match_record_t));
     tx->audit_msgs = apr_array_make(pool, 4, sizeof(const char *));
-    tx->vals = scratch_array(pool, 64, sizeof(bw_varval_t));
-    tx->vals_tmp = scratch_array(pool, 64, sizeof(bw_varval_t));
+    tx->vals = bw_scratch_array(pool, 64, sizeof(bw_varval_t));
+    tx->vals_tmp = bw_scratch_array(pool, 64, sizeof(bw_varval_t));
     bw_src_reset(tx);
     tx->matched_vars = apr_array_make(pool, 8, sizeof(bw_varval_t));
     tx->cur_matched = apr_array_make(pool, 8, sizeof(bw_varval_t));

@@ -74,15 +74,10 @@ bw_src_state_t *bw_src_get(bw_tx_t *tx, int k)
      * array would grow); a selector would be matched twice */
     n = src->sel.len ? -1 : bw_var_count(tx, src->var, src->sel);
     if (n >= 0) {
-        apr_array_header_t arr;
-        memset(&arr, 0, sizeof(arr));
-        arr.pool = tx->pool;
-        arr.elt_size = sizeof(bw_varval_t);
-        arr.nalloc = n + 1;
-        arr.elts = apr_palloc(tx->pool, sizeof(bw_varval_t) * (size_t)(n + 1));
-        bw_var_generate(tx, src->var, src->sel, &arr);
-        S->n = arr.nelts;
-        S->vals = (bw_varval_t *)arr.elts;
+        apr_array_header_t *arr = bw_scratch_array(tx->pool, n + 1, sizeof(bw_varval_t));
+        bw_var_generate(tx, src->var, src->sel, arr);
+        S->n = arr->nelts;
+        S->vals = (bw_varval_t *)arr->elts;
     } else {
         tmp->nelts = 0;
         bw_var_generate(tx, src->var, src->sel, tmp);
