@@ -73,13 +73,13 @@ void bw_target_values(bw_tx_t *tx, const bw_target_t *t, apr_array_header_t *out
 {
     int start = out->nelts, i, k, n = -1;
     bw_str_t sel = t->selector;
-    const bw_var_gen_t *g;
 
     if (t->selector_macro)
         sel = bw_macro_expand(tx, t->selector_macro);
-    if (t->is_count && !t->selector_re && !(t->var->flags & BW_VAR_TX_COLL)
-        && (g = gen_of(t->var))->count) {
-        n = g->count(tx, sel);
+    if (t->is_count && !t->selector_re && !(t->var->flags & BW_VAR_TX_COLL))
+        n = bw_var_count(tx, t->var, sel);
+    if (n >= 0) {
+        /* counted without its values */
     } else if (t->var->flags & BW_VAR_TX_COLL) {
         coll_values(tx, t, sel, out);
     } else {
