@@ -88,19 +88,31 @@ bw_key_t bw_key_make(bw_str_t name)
     return k;
 }
 
+/* Eight bytes of a and b from offset i equal but for ASCII case? */
+static inline int same8(const char *a, const char *b, size_t i)
+{
+    uint64_t x, y;
+    memcpy(&x, a + i, 8);
+    memcpy(&y, b + i, 8);
+    return x == y || lower8(x) == lower8(y);
+}
+
 /* Equal but for ASCII case: eight bytes at a time, folded only when they
- * differ. */
+ * differ; a name of eight bytes or more ends with the eight bytes before
+ * its end (overlapping the last whole word), a shorter one byte by byte.
+ * Names of the program's own strings are often the very same bytes. */
 static int same_name(bw_str_t a, bw_str_t b)
 {
     size_t i = 0;
     if (a.len != b.len)
         return 0;
-    for (; i + 8 <= a.len; i += 8) {
-        uint64_t x, y;
-        memcpy(&x, a.data + i, 8);
-        memcpy(&y, b.data + i, 8);
-        if (x != y && lower8(x) != lower8(y))
-            return 0;
+    if (a.data == b.data)
+        return 1;
+    if (a.len >= 8) {
+        for (; i + 8 <= a.len; i += 8)
+            if (!same8(a.data, b.data, i))
+                return 0;
+        return i == a.len || same8(a.data, b.data, a.len - 8);
     }
     for (; i < a.len; i++)
         if (lc((unsigned char)a.data[i]) != lc((unsigned char)b.data[i]))

@@ -147,6 +147,39 @@ START_TEST(test_hash_case)
 }
 END_TEST
 
+/* Names compared byte for byte but for ASCII case, at every place of a
+ * name of every length: a key made with another name's hash lands on
+ * that name's entry, and is found only when the names are equal but for
+ * case (the comparison, not the hash, says so). */
+START_TEST(test_name_compare)
+{
+    char a[40], b[40];
+    int len, at, c;
+    for (len = 1; len < 40; len++) {
+        bw_coll_t *t = bw_coll_create(pool, "TX");
+        bw_key_t ka, k;
+        const bw_kv_t *kv;
+        memset(a, 'q', (size_t)len);
+        ka = bw_key_make(bw_str_n(a, (size_t)len));
+        kv = bw_coll_put(pool, t, &ka, bw_str_make("v"), 0);
+        for (at = 0; at < len; at++)
+            for (c = 0; c < 256; c++) {
+                memcpy(b, a, (size_t)len);
+                b[at] = (char)c;
+                k = bw_key_make(bw_str_n(b, (size_t)len));
+                k.hash = ka.hash;
+                if (c == 'q' || c == 'Q')
+                    ck_assert_ptr_eq(bw_coll_find(t, &k), kv);
+                else
+                    ck_assert_msg(bw_coll_find(t, &k) == NULL, "len %d, byte %d at %d", len, c, at);
+            }
+        k = bw_key_make(bw_str_n(a, (size_t)len - 1));   /* a prefix */
+        k.hash = ka.hash;
+        ck_assert_ptr_null(bw_coll_find(t, &k));
+    }
+}
+END_TEST
+
 START_TEST(test_image)
 {
     bw_coll_t *src = bw_coll_create(pool, "TX"), *a = bw_coll_create(pool, "TX");
@@ -327,6 +360,7 @@ static Suite *coll_suite(void)
     tcase_add_test(tc, test_growth);
     tcase_add_test(tc, test_put_keeps);
     tcase_add_test(tc, test_hash_case);
+    tcase_add_test(tc, test_name_compare);
     tcase_add_test(tc, test_image);
     tcase_add_test(tc, test_selections);
     tcase_add_test(tc, test_relit);
