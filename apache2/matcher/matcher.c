@@ -329,6 +329,11 @@ void bw_matcher_compile(bw_matcher_t *m, const char *cache_dir, const char **war
             m->info.always++;
         }
     }
+    for (b = 0; b < m->pats->nelts; b++) {
+        const mx_pat_t *p = &((const mx_pat_t *)m->pats->elts)[b];
+        if (!(p->traits & MX_T_UNIVERSAL) && m->kind[p->bit] != MX_ALWAYS)
+            m->scans = 1;
+    }
     m->info.compile_ms = (double)(apr_time_now() - t0) / 1000.0;
 }
 
@@ -519,7 +524,8 @@ int bw_matcher_scan_many(const bw_matcher_t *m, const bw_str_t *v, int n, apr_po
 {
     joined_t j;
     int ok = 1, i;
-    if (!m->nbits || n <= 0)
+    /* nothing a scan could add to the bits every value has */
+    if (!m->scans || n <= 0)
         return 1;
     buf->bits = room(pool, buf->bits, &buf->bitscap, m->nwords, sizeof(uint64_t));
     if (!bw_mx_joins(m) || n == 1) {

@@ -41,6 +41,8 @@ struct bw_matcher_s {
     unsigned char *kind;            /* per bit: MX_EXACT, MX_MAYBE or MX_ALWAYS */
     uint64_t *exact, *always;
     uint64_t *line, *univ;          /* bw_matcher_line, bw_matcher_universal */
+    int scans;                      /* a pattern whose bit a scan may set: the others'
+                                     * bits are fixed (always, universal) */
     int literal;                    /* every pattern that can be joined is a phrase:
                                      * joined scans report every occurrence */
     int compiled;
