@@ -3,6 +3,11 @@
 #include <apr_sha1.h>
 #include "base/bw_types.h"
 
+void bw_memzero(void *p, size_t n)
+{
+    memset(p, 0, n);
+}
+
 char *bw_str_pdup(apr_pool_t *p, bw_str_t s)
 {
     char *d = apr_palloc(p, s.len + 1);

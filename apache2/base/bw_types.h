@@ -56,6 +56,13 @@ static inline int bw_hexval(char ch)
 /* NUL-terminated copy of s in pool p (embedded NULs are kept). */
 char *bw_str_pdup(apr_pool_t *p, bw_str_t s);
 
+/* memset(p, 0, n) as a call to the C library's memset (vector stores).
+ * For structs of a hundred bytes or more cleared on a hot path: gcc turns
+ * a memset of such a constant size into an inline `rep stos`, whose
+ * start-up cost is tens of cycles (perf: most of an operator call's own
+ * time, once per rule). */
+void bw_memzero(void *p, size_t n);
+
 /* Equality, exact and ASCII case-insensitive. */
 int bw_str_eq(bw_str_t a, bw_str_t b);
 int bw_str_eq_ci(bw_str_t a, bw_str_t b);

@@ -534,7 +534,7 @@ static int decide_link(fold_t *f, dec_t *d, const bw_rule_t *r, int is_last)
         int k, rc;
         for (k = 0; k < r->ntfns; k++)
             r->tfns[k]->fn(&f->env, f->tmp, tv, &tv);
-        memset(&run, 0, sizeof(run));
+        bw_op_run_clear(&run);
         run.pool = f->tmp;
         run.var_name = BW_OP_VAR_PLACEHOLDER;
         run.md = f->md;

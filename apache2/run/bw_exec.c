@@ -114,7 +114,7 @@ static int run_op(bw_tx_t *tx, const bw_rule_t *r, const bw_op_t *op, const bw_v
 {
     int rc;
     tx->stats.op_runs++;
-    memset(run, 0, sizeof(*run));
+    bw_op_run_clear(run);
     run->pool = tx->pool;
     run->var_name = BW_OP_VAR_PLACEHOLDER;
     run->capture = r->capture;
@@ -477,7 +477,7 @@ static int try_value(bw_tx_t *tx, ev_t *e, const bw_varval_t *v, bw_str_t tval, 
     if (excluded(tx, e, v))
         return 0;
     if (exact && !r->capture && r->chain_head->log == 0) {
-        memset(&run, 0, sizeof(run));
+        bw_op_run_clear(&run);
         run.ncaptures = -1;
         rc = 1;
     } else if (r->multi_match) {

@@ -63,7 +63,7 @@ bw_src_state_t *bw_src_get(bw_tx_t *tx, int k)
     int i, n, cls = class_of(src->var);
     if (tx->src_built[k] && S->gen == tx->data_gen && S->cgen == tx->cls_gen[cls])
         return S;
-    memset(S, 0, sizeof(*S));
+    bw_memzero(S, sizeof(*S));   /* not an inline rep stos, per source */
     tx->src_built[k] = 1;
     S->cls = cls;
     S->gen = tx->data_gen;
