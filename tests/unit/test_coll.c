@@ -340,6 +340,65 @@ START_TEST(test_numbers)
 }
 END_TEST
 
+/* The first place needle starts in hay, found the plain way. */
+static const char *naive_find(const char *hay, size_t hlen, const char *needle, size_t nlen)
+{
+    size_t i;
+    for (i = 0; i + nlen <= hlen; i++)
+        if (!memcmp(hay + i, needle, nlen))
+            return hay + i;
+    return NULL;
+}
+
+/* bw_memmem against the plain search: every haystack of up to 8 bytes and
+ * needle of up to 4 over three bytes (NUL among them: binary safe), and
+ * random ones of up to 600 bytes, half of the needles taken from the
+ * haystack. */
+START_TEST(test_memmem)
+{
+    static const char abc[3] = { 'a', 'b', '\0' };
+    char hay[600], needle[40];
+    size_t hl, nl, i;
+    unsigned long hc, nc, hn, nn, seed = 12345;
+    for (hl = 0; hl <= 8; hl++)
+        for (nl = 0; nl <= 4; nl++) {
+            for (hn = 1, i = 0; i < hl; i++)
+                hn *= 3;
+            for (nn = 1, i = 0; i < nl; i++)
+                nn *= 3;
+            for (hc = 0; hc < hn; hc++)
+                for (nc = 0; nc < nn; nc++) {
+                    unsigned long x = hc, y = nc;
+                    for (i = 0; i < hl; i++, x /= 3)
+                        hay[i] = abc[x % 3];
+                    for (i = 0; i < nl; i++, y /= 3)
+                        needle[i] = abc[y % 3];
+                    ck_assert_ptr_eq(bw_memmem(hay, hl, needle, nl), naive_find(hay, hl, needle, nl));
+                }
+        }
+    for (i = 0; i < 20000; i++) {
+        size_t j;
+        seed = seed * 6364136223846793005UL + 1442695040888963407UL;
+        hl = (seed >> 33) % sizeof(hay);
+        nl = 1 + (seed >> 20) % 12;
+        for (j = 0; j < hl; j++) {
+            seed = seed * 6364136223846793005UL + 1442695040888963407UL;
+            hay[j] = abc[(seed >> 40) % 2];
+        }
+        if (hl >= nl && (seed >> 50) % 2) {   /* half the time, a needle from it */
+            size_t at = (seed >> 13) % (hl - nl + 1);
+            memcpy(needle, hay + at, nl);
+        } else {
+            for (j = 0; j < nl; j++) {
+                seed = seed * 6364136223846793005UL + 1442695040888963407UL;
+                needle[j] = abc[(seed >> 40) % 2];
+            }
+        }
+        ck_assert_ptr_eq(bw_memmem(hay, hl, needle, nl), naive_find(hay, hl, needle, nl));
+    }
+}
+END_TEST
+
 START_TEST(test_sha1_hex)
 {
     char hex[41];
@@ -365,6 +424,7 @@ static Suite *coll_suite(void)
     tcase_add_test(tc, test_selections);
     tcase_add_test(tc, test_relit);
     tcase_add_test(tc, test_numbers);
+    tcase_add_test(tc, test_memmem);
     tcase_add_test(tc, test_sha1_hex);
     suite_add_tcase(s, tc);
     return s;
