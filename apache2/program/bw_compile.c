@@ -307,6 +307,27 @@ static void local_nodes(bw_program_t *prog)
     }
 }
 
+/* Per node, the nodes with the same transformation (bw_prog.h). */
+static void tfn_peers(bw_program_t *prog)
+{
+    int i, j, n;
+    prog->tfn_peers = apr_pcalloc(prog->pool, sizeof(int *) * (size_t)(prog->nnodes + 1));
+    for (i = 0; i < prog->nnodes; i++) {
+        int *m = NULL;
+        for (j = n = 0; j < prog->nnodes; j++) {
+            if (j == i || prog->nodes[j].tfn != prog->nodes[i].tfn)
+                continue;
+            if (!m)
+                m = apr_palloc(prog->pool, sizeof(int) * (size_t)(prog->nnodes + 1));
+            m[n++] = j;
+        }
+        if (m) {
+            m[n] = -1;
+            prog->tfn_peers[i] = m;
+        }
+    }
+}
+
 /* The steps of every phase (bw_prog.h), from the final slots. */
 static void build_steps(bw_program_t *prog)
 {
@@ -372,5 +393,6 @@ void bw_program_link_scan(bw_program_t *prog)
     link_skips(prog);
     publish(cc);
     local_nodes(prog);
+    tfn_peers(prog);
     build_steps(prog);
 }

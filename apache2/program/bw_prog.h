@@ -211,6 +211,11 @@ struct bw_program_s {
      * (src_local[k][node], -1 for a node it never needs), and how many */
     int **src_local;
     int *src_nlocal;
+    /* per node: the other nodes with the same transformation, ended by -1
+     * (NULL: none). Chains that differ before a transformation often hand
+     * it the same string (a step that changed nothing passes its input
+     * on): a value's result at one of them is the result at the others. */
+    const int **tfn_peers;
     bw_cc_t *cc;                     /* the compiler's tables, for bw_program_link_scan */
     /* scan plans (bw_scan.c): per source its plan (index in plans, or -1),
      * per plan the program node of each slot */

@@ -106,13 +106,47 @@ static void present_of(bw_tx_t *tx, bw_src_state_t *S)
     }
 }
 
-/* Node `node` of S computed: values, their bytes and union. */
+/* The array node `node` of S starts from (computed). */
+static const bw_str_t *node_input(const bw_tx_t *tx, const bw_src_state_t *S, int node)
+{
+    int parent = tx->prog->nodes[node].parent;
+    return parent < 0 ? S->raw : S->tv[S->local[parent]];
+}
+
+/* At most this many peers are asked for each value. */
+#define MAX_PEERS 8
+
+/* The peers of `node` (same transformation) S has computed, and that
+ * changed some value: their inputs and results (bw_prog.h, tfn_peers). */
+static int computed_peers(const bw_tx_t *tx, const bw_src_state_t *S, int node,
+                          const bw_str_t **pin, const bw_str_t **pout, const bw_byteset_t **pps)
+{
+    const int *m = tx->prog->tfn_peers ? tx->prog->tfn_peers[node] : NULL;
+    int n = 0, i;
+    for (i = 0; m && m[i] >= 0 && n < MAX_PEERS; i++) {
+        int l = S->local[m[i]];
+        const bw_str_t *in;
+        if (l < 0 || !S->tv[l])
+            continue;
+        in = node_input(tx, S, m[i]);
+        if (S->tv[l] == in)   /* it changed nothing: nothing to share */
+            continue;
+        pin[n] = in;
+        pout[n] = S->tv[l];
+        pps[n++] = S->tps[l];
+    }
+    return n;
+}
+
+/* Node `node` of S computed: values, their bytes and union. A value whose
+ * string a peer node (same transformation) already transformed takes that
+ * result instead of transforming it again. */
 static void tv_node(bw_tx_t *tx, bw_src_state_t *S, int node)
 {
     const bw_pnode_t *pn = &tx->prog->nodes[node];
-    int l = S->local[node], i, w, changed = 0;
-    const bw_str_t *in;
-    const bw_byteset_t *ips, *iall;
+    int l = S->local[node], i, w, q, np, changed = 0;
+    const bw_str_t *in, *pin[MAX_PEERS], *pout[MAX_PEERS];
+    const bw_byteset_t *ips, *iall, *pps[MAX_PEERS];
     bw_str_t *out;
     bw_byteset_t *ops, all;
     if (pn->parent < 0) {
@@ -130,6 +164,7 @@ static void tv_node(bw_tx_t *tx, bw_src_state_t *S, int node)
     /* no value has a byte the transformation acts on: the parent's arrays */
     if (!bw_tfn_may_change(pn->tfn, iall))
         return;
+    np = computed_peers(tx, S, node, pin, pout, pps);
     out = apr_palloc(tx->pool, sizeof(bw_str_t) * (size_t)(S->n + 1));
     ops = apr_palloc(tx->pool, sizeof(bw_byteset_t) * (size_t)(S->n + 1));
     memset(&all, 0, sizeof(all));
@@ -139,14 +174,23 @@ static void tv_node(bw_tx_t *tx, bw_src_state_t *S, int node)
         /* a transformation without a trigger byte in its input cannot
          * change it: most values go through most chains untouched */
         if (bw_tfn_may_change_value(pn->tfn, &ips[i], in[i])) {
-            pn->tfn->fn(&tx->tfn_env, tx->pool, in[i], &out[i]);
-            if (out[i].data != in[i].data || out[i].len != in[i].len) {
-                if (pn->tfn->bytes)   /* without reading the output */
-                    pn->tfn->bytes(&ips[i], &ops[i]);
-                else
-                    bw_byteset_of(out[i], &ops[i]);
-                changed = 1;
+            for (q = 0; q < np; q++)
+                if (pin[q][i].data == in[i].data && pin[q][i].len == in[i].len)
+                    break;
+            if (q < np) {   /* the same string, transformed at a peer */
+                out[i] = pout[q][i];
+                ops[i] = pps[q][i];
+            } else {
+                pn->tfn->fn(&tx->tfn_env, tx->pool, in[i], &out[i]);
+                if (out[i].data != in[i].data || out[i].len != in[i].len) {
+                    if (pn->tfn->bytes)   /* without reading the output */
+                        pn->tfn->bytes(&ips[i], &ops[i]);
+                    else
+                        bw_byteset_of(out[i], &ops[i]);
+                }
             }
+            if (out[i].data != in[i].data || out[i].len != in[i].len)
+                changed = 1;
         }
         for (w = 0; w < 4; w++)
             all.w[w] |= ops[i].w[w];

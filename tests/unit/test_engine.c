@@ -418,6 +418,70 @@ START_TEST(test_counts_without_values)
 }
 END_TEST
 
+/* Every transformed array a source computed holds, for every value, what
+ * its node's chain makes of the raw value, and its byte sets cover the
+ * result: checked on chains that end in the same transformation behind
+ * first steps that change some values and leave others, where a node may
+ * take a peer's result for a string the peer already transformed. */
+START_TEST(test_transformed_arrays)
+{
+    static const char *const chains[] = {
+        "t:lowercase", "t:urlDecodeUni,t:lowercase", "t:htmlEntityDecode,t:lowercase",
+        "t:compressWhitespace,t:lowercase", "t:removeWhitespace,t:lowercase",
+        "t:urlDecodeUni,t:htmlEntityDecode,t:lowercase", "t:cmdLine", "t:urlDecodeUni,t:cmdLine",
+        "t:lowercase,t:urlDecodeUni", "t:htmlEntityDecode,t:urlDecodeUni",
+    };
+    char *rules = apr_pstrdup(pool, "SecRuleEngine On\n");
+    bw_intervention_t iv;
+    bw_program_t *p;
+    bw_tx_t *tx;
+    int k, node, i, checked = 0;
+    size_t c;
+    for (c = 0; c < sizeof(chains) / sizeof(chains[0]); c++)
+        rules = apr_psprintf(pool, "%sSecRule ARGS|ARGS_NAMES \"@rx zq%dzq\" \"id:%d,phase:1,pass,nolog,%s\"\n",
+                             rules, (int)c, (int)c + 1, chains[c]);
+    p = load(rules, NULL);
+    ck_assert_ptr_nonnull(p);
+    tx = request(p, "GET", "/?ABC=1&a%2542c=A%2542C&amp=A%26amp;B&x=A%20%20B&MiXeD=MiXeD%2520Case%20%26lt;"
+                 "&plain=plain&Sh=A%5cB%20c&e=&q=%22C%22AT%2520/ETC&w=w%2541%26%2365;", NULL);
+    ck_assert_int_eq(bw_tx_run_phase(tx, 1, &iv), 0);
+    for (k = 0; k < tx->prog->nsrc; k++) {
+        const bw_src_state_t *S = &tx->src[k];
+        if (!tx->src_built[k] || !S->tv)
+            continue;
+        for (node = 0; node < tx->prog->nnodes; node++) {
+            int l = S->local[node];
+            if (l < 0 || !S->tv[l])
+                continue;
+            for (i = 0; i < S->n; i++) {
+                const bw_tfn_def_t *steps[16];
+                int n = 0, m, w;
+                bw_str_t want = S->raw[i];
+                bw_byteset_t bytes;
+                for (m = node; m >= 0 && n < 16; m = tx->prog->nodes[m].parent)
+                    steps[n++] = tx->prog->nodes[m].tfn;
+                while (n--)
+                    steps[n]->fn(&tx->tfn_env, tx->pool, want, &want);
+                ck_assert_msg(S->tv[l][i].len == want.len
+                              && !memcmp(S->tv[l][i].data, want.data, want.len),
+                              "value %d at node %d (%s): '%.*s', want '%.*s'", i, node,
+                              tx->prog->nodes[node].tfn->name, (int)S->tv[l][i].len,
+                              S->tv[l][i].data, (int)want.len, want.data);
+                bw_byteset_of(want, &bytes);
+                for (w = 0; w < 4; w++) {
+                    ck_assert_msg((bytes.w[w] & ~S->tps[l][i].w[w]) == 0,
+                                  "value %d at node %d: bytes missing", i, node);
+                    ck_assert_msg((bytes.w[w] & ~S->tall[l].w[w]) == 0,
+                                  "value %d at node %d: union misses bytes", i, node);
+                }
+                checked++;
+            }
+        }
+    }
+    ck_assert_int_gt(checked, 100);
+}
+END_TEST
+
 START_TEST(test_removals_and_updates)
 {
     bw_intervention_t iv;
@@ -991,6 +1055,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_anomaly_scoring_chain_skip);
     tcase_add_test(tc, test_exclusions_and_counts);
     tcase_add_test(tc, test_counts_without_values);
+    tcase_add_test(tc, test_transformed_arrays);
     tcase_add_test(tc, test_removals_and_updates);
     tcase_add_test(tc, test_ctl_runtime);
     tcase_add_test(tc, test_inheritance);
