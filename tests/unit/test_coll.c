@@ -414,6 +414,9 @@ static Suite *coll_suite(void)
     Suite *s = suite_create("collections");
     TCase *tc = tcase_create("core");
     tcase_add_checked_fixture(tc, setup, teardown);
+    /* the exhaustive name and memmem tests take seconds under ASan, past
+     * Check's default of 4 */
+    tcase_set_timeout(tc, 60);
     tcase_add_test(tc, test_set_get);
     tcase_add_test(tc, test_binary_names);
     tcase_add_test(tc, test_growth);
