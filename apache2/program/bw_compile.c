@@ -307,24 +307,25 @@ static void local_nodes(bw_program_t *prog)
     }
 }
 
-/* Per node, the nodes with the same transformation (bw_prog.h). */
+/* Per node, the other nodes with its transformation (bw_prog.h), in a
+ * list of their number. */
 static void tfn_peers(bw_program_t *prog)
 {
     int i, j, n;
     prog->tfn_peers = apr_pcalloc(prog->pool, sizeof(int *) * (size_t)(prog->nnodes + 1));
     for (i = 0; i < prog->nnodes; i++) {
-        int *m = NULL;
-        for (j = n = 0; j < prog->nnodes; j++) {
-            if (j == i || prog->nodes[j].tfn != prog->nodes[i].tfn)
-                continue;
-            if (!m)
-                m = apr_palloc(prog->pool, sizeof(int) * (size_t)(prog->nnodes + 1));
-            m[n++] = j;
-        }
-        if (m) {
-            m[n] = -1;
-            prog->tfn_peers[i] = m;
-        }
+        const bw_tfn_def_t *tfn = prog->nodes[i].tfn;
+        int *m;
+        for (j = n = 0; j < prog->nnodes; j++)
+            n += j != i && prog->nodes[j].tfn == tfn;
+        if (!n)
+            continue;
+        m = apr_palloc(prog->pool, sizeof(int) * (size_t)(n + 1));
+        for (j = n = 0; j < prog->nnodes; j++)
+            if (j != i && prog->nodes[j].tfn == tfn)
+                m[n++] = j;
+        m[n] = -1;
+        prog->tfn_peers[i] = m;
     }
 }
 
