@@ -83,8 +83,9 @@ class AbLoad:
         return r
 
     def status(self, wl, port, work):
-        """Status of one request (0: none), from ab's verbose output."""
-        p = subprocess.run(self.command(wl, port, 1, 60, extra=["-v", "4"]),
+        """Status of one request (0: none), from ab's verbose output. One
+        client: ab refuses more clients than requests."""
+        p = subprocess.run(wl.ab_command(port, 1, 1, 60, extra=["-v", "4"]),
                            capture_output=True, text=True, errors="replace", timeout=120)
         m = re.search(r"(?:LOG: Response code = |Response code not 2xx \()(\d+)", p.stdout)
         return int(m.group(1)) if m else 0
