@@ -1,6 +1,8 @@
 /*
- * JSON body processor on yajl 2, streaming: yajl_parse per chunk,
- * yajl_complete_parse at the end. Only scalars become arguments.
+ * JSON body processor, streaming (body_json_parse.c, which reads what yajl
+ * 2.1 reads and fails what it fails with its messages, as mod_security2
+ * does on yajl): one feed per chunk, finish at the end. Only scalars
+ * become arguments.
  *
  * Argument names are those mod_security2 2.9 gives (checked against 2.9.7),
  * because CRS exclusions such as ARGS:user.name or ARGS:ids.ids depend on
@@ -30,8 +32,8 @@
  * a small body into a huge set of names.
  */
 #include <string.h>
-#include <yajl/yajl_parse.h>
 #include "body_internal.h"
+#include "body_json_parse.h"
 
 #define BW_JSON_DEFAULT_DEPTH 10000       /* ModSecurity's default limit */
 #define BW_JSON_NAME_MAX 8192
@@ -46,7 +48,7 @@ typedef struct {
 
 typedef struct {
     bw_body_parser_t *bp;
-    yajl_handle h;
+    bw_jp_t *jp;
     bw_body_buf_t pfx;
     int has_pfx;
     bw_str_t key;
@@ -128,24 +130,24 @@ static int cb_number(void *ctx, const char *s, size_t len)
     return scalar(ctx, BW_JSON_NUMBER, s, len);
 }
 
-static int cb_string(void *ctx, const unsigned char *s, size_t len)
+static int cb_string(void *ctx, const char *s, size_t len)
 {
-    return scalar(ctx, BW_JSON_STRING, (const char *)s, len);
+    return scalar(ctx, BW_JSON_STRING, s, len);
 }
 
-static int cb_map_key(void *ctx, const unsigned char *s, size_t len)
+static int cb_map_key(void *ctx, const char *s, size_t len)
 {
     js_t *j = ctx;
     const bw_json_observer_t *ob = j->ob;
     if (ob)
-        ob->key(ob->ctx, (const char *)s, len);
+        ob->key(ob->ctx, s, len);
     if (j->events_only) {
         /* events only: no names, but depth still counts this container */
         j->key = bw_str_n("", 0);
         j->has_key = 1;
         return 1;
     }
-    j->key = bw_str_n(bw_str_pdup(j->bp->pool, bw_str_n((const char *)s, len)), len);
+    j->key = bw_str_n(bw_str_pdup(j->bp->pool, bw_str_n(s, len)), len);
     j->has_key = 1;
     j->name_ok = 0;
     return 1;
@@ -229,59 +231,37 @@ static int cb_end_array(void *ctx)
     return end_container(ctx, 1);
 }
 
-static const yajl_callbacks js_callbacks = {
-    cb_null, cb_boolean, NULL, NULL, cb_number, cb_string,
+static const bw_jp_events_t js_events = {
+    cb_null, cb_boolean, cb_number, cb_string,
     cb_start_map, cb_map_key, cb_end_map, cb_start_array, cb_end_array
 };
 
-/* yajl's own message (without its trailing newline), unless one of our
- * callbacks stopped it, in which case the reason is already recorded. */
-static int js_status(js_t *j, yajl_status st)
+/* The parser's own reason, unless one of our callbacks stopped it, in
+ * which case the reason is already recorded. */
+static int js_status(js_t *j, int rc)
 {
-    unsigned char *msg;
-    size_t len;
-    if (st == yajl_status_ok)
+    if (rc == 0)
         return 0;
     if (j->bp->res->error)
         return -1;
-    msg = yajl_get_error(j->h, 0, NULL, 0);
-    len = msg ? strlen((const char *)msg) : 0;
-    while (len && (msg[len - 1] == '\n' || msg[len - 1] == ' '))
-        len--;
-    bw_body_fail(j->bp->res, j->bp->pool, "JSON parsing error: %.*s", (int)len,
-                 msg ? (const char *)msg : "unknown error");
-    if (msg)
-        yajl_free_error(j->h, msg);
+    bw_body_fail(j->bp->res, j->bp->pool, "JSON parsing error: %s", bw_jp_error(j->jp));
     return -1;
-}
-
-static apr_status_t js_cleanup(void *data)
-{
-    js_t *j = data;
-    if (j->h)
-        yajl_free(j->h);
-    j->h = NULL;
-    return APR_SUCCESS;
 }
 
 static int js_feed(bw_body_parser_t *bp, const char *data, size_t len)
 {
     js_t *j = bp->impl;
-    if (j->h == NULL)
-        return bw_body_fail(bp->res, bp->pool, "JSON: parser could not be created");
     j->total += (apr_off_t)len;
-    return js_status(j, yajl_parse(j->h, (const unsigned char *)data, len));
+    return js_status(j, bw_jp_feed(j->jp, data, len));
 }
 
 static int js_finish(bw_body_parser_t *bp)
 {
     js_t *j = bp->impl;
-    int rc = 0;
     /* An empty body is no document, and no error either (as multipart). */
-    if (!bp->res->error && j->total > 0 && j->h)
-        rc = js_status(j, yajl_complete_parse(j->h));
-    js_cleanup(j);
-    return rc;
+    if (!bp->res->error && j->total > 0)
+        return js_status(j, bw_jp_finish(j->jp));
+    return 0;
 }
 
 static const bw_body_ops_t js_ops = { "JSON", js_feed, js_finish };
@@ -296,7 +276,6 @@ bw_body_parser_t *bw_body_json_create(apr_pool_t *pool, const bw_body_limits_t *
                                                       : BW_JSON_DEFAULT_DEPTH;
     j->ob = sink ? sink->json : NULL;
     j->events_only = j->ob && !sink->add_arg;
-    j->h = yajl_alloc(&js_callbacks, NULL, j);
-    apr_pool_cleanup_register(pool, j, js_cleanup, apr_pool_cleanup_null);
+    j->jp = bw_jp_create(pool, &js_events, j);
     return j->bp;
 }
