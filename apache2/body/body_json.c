@@ -50,6 +50,7 @@ typedef struct {
     bw_body_parser_t *bp;
     bw_jp_t *jp;
     bw_body_buf_t pfx;
+    bw_body_buf_t keybuf;         /* the last key's bytes */
     int has_pfx;
     bw_str_t key;
     int has_key;
@@ -71,19 +72,16 @@ static int js_fail_name(js_t *j)
     return 0;
 }
 
-/* The name for a scalar here: prefix "." key, or the key alone. */
-static int build_name(js_t *j)
+/* The name for a scalar here (prefix "." key, or the key alone): its
+ * length, and the name written at d with a NUL. */
+static size_t name_len(const js_t *j)
 {
-    size_t len;
-    char *d;
-    if (j->name_ok)
-        return 1;
-    len = (j->has_pfx ? j->pfx.len + 1 : 0) + (j->has_key ? j->key.len : 0);
-    if (len > BW_JSON_NAME_MAX || j->names_total + len > BW_JSON_NAMES_TOTAL)
-        return js_fail_name(j);
-    j->names_total += len;
-    d = apr_palloc(j->bp->pool, len + 1);
-    len = 0;
+    return (j->has_pfx ? j->pfx.len + 1 : 0) + (j->has_key ? j->key.len : 0);
+}
+
+static void write_name(const js_t *j, char *d)
+{
+    size_t len = 0;
     if (j->has_pfx) {
         if (j->pfx.len)
             memcpy(d, j->pfx.data, j->pfx.len);
@@ -95,24 +93,36 @@ static int build_name(js_t *j)
         len += j->key.len;
     }
     d[len] = '\0';
-    j->name = bw_str_n(d, len);
-    j->name_ok = 1;
-    return 1;
 }
 
+/* A scalar's argument: its name (built again only when the key or prefix
+ * changed; array elements share it) and its value, in one block. */
 static int scalar(void *ctx, int type, const char *v, size_t len)
 {
     js_t *j = ctx;
     const bw_json_observer_t *ob = j->ob;
-    bw_str_t value;
+    char *d;
     if (ob)
         ob->scalar(ob->ctx, type, v, len);
     if (j->events_only)
         return 1;
-    value = bw_str_n(bw_str_pdup(j->bp->pool, bw_str_n(v, len)), len);
-    if (!build_name(j))
-        return 0;
-    return bw_body_emit_arg(j->bp, "JSON", j->name, value) < 0 ? 0 : 1;
+    if (j->name_ok) {
+        d = apr_palloc(j->bp->pool, len + 1);
+    } else {
+        size_t n = name_len(j);
+        if (n > BW_JSON_NAME_MAX || j->names_total + n > BW_JSON_NAMES_TOTAL)
+            return js_fail_name(j);
+        j->names_total += n;
+        d = apr_palloc(j->bp->pool, n + 1 + len + 1);
+        write_name(j, d);
+        j->name = bw_str_n(d, n);
+        j->name_ok = 1;
+        d += n + 1;
+    }
+    if (len)
+        memcpy(d, v, len);
+    d[len] = '\0';
+    return bw_body_emit_arg(j->bp, "JSON", j->name, bw_str_n(d, len)) < 0 ? 0 : 1;
 }
 
 static int cb_null(void *ctx)
@@ -147,7 +157,10 @@ static int cb_map_key(void *ctx, const char *s, size_t len)
         j->has_key = 1;
         return 1;
     }
-    j->key = bw_str_n(bw_str_pdup(j->bp->pool, bw_str_n(s, len)), len);
+    /* into a buffer reused for every key: a container keeps a copy of its own */
+    j->keybuf.len = 0;
+    bw_body_buf_append(j->bp->pool, &j->keybuf, s, len);
+    j->key = bw_str_n(len ? j->keybuf.data : "", len);
     j->has_key = 1;
     j->name_ok = 0;
     return 1;
@@ -173,7 +186,7 @@ static int push(js_t *j, int transparent, int is_array)
     if (transparent)
         return 1;
     j->depth++;
-    f->key = j->key;
+    f->key = names && j->key.len ? bw_str_n(bw_str_pdup(j->bp->pool, j->key), j->key.len) : j->key;
     f->saved = j->has_pfx ? (long)j->pfx.len : -1;
     if (names && j->has_pfx)
         bw_body_buf_append(j->bp->pool, &j->pfx, ".", 1);
