@@ -41,7 +41,8 @@ int bw_body_emit_arg(bw_body_parser_t *bp, const char *who, bw_str_t name, bw_st
         return bw_body_fail(bp->res, bp->pool,
                             "%s: argument limit exceeded (SecArgumentsLimit %d)", who, limit);
     bp->nargs++;
-    if (bp->sink && bp->sink->add_arg && bp->sink->add_arg(bp->sink->ctx, name, value) < 0)
+    if (bp->sink && (bp->sink->add_arg ? bp->sink->add_arg(bp->sink->ctx, name, value)
+                     : bp->sink->count_arg ? bp->sink->count_arg(bp->sink->ctx) : 0) < 0)
         return bw_body_fail(bp->res, bp->pool,
                             "%s: argument refused after %ld arguments (argument limit)",
                             who, bp->nargs - 1);

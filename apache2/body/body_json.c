@@ -23,7 +23,8 @@
  *
  * A sink may also want the document's events (bw_json_observer_t: the
  * OpenAPI validator checks a body's shape with them); with no add_arg it
- * gets those alone, and no names are built.
+ * gets those alone, and no names are built: the arguments are at most
+ * counted (count_arg, when nothing reads them but their number).
  *
  * Depth counts every open array or object except a top-level object, which
  * is what makes 2.9.7's SecRequestBodyJsonDepthLimit accept [{}] at limit 2
@@ -61,7 +62,8 @@ typedef struct {
     size_t names_total;
     apr_off_t total;
     const bw_json_observer_t *ob; /* the sink's JSON events, or NULL */
-    int events_only;              /* an observer and no add_arg: no names, no arguments */
+    int events_only;              /* no add_arg, an observer or count_arg: no names */
+    int count;                    /* the arguments are counted (count_arg), not made */
 } js_t;
 
 static int js_fail_name(js_t *j)
@@ -105,7 +107,7 @@ static int scalar(void *ctx, int type, const char *v, size_t len)
     if (ob)
         ob->scalar(ob->ctx, type, v, len);
     if (j->events_only)
-        return 1;
+        return !j->count || bw_body_emit_arg(j->bp, "JSON", bw_str_n("", 0), bw_str_n("", 0)) == 0;
     if (j->name_ok) {
         d = apr_palloc(j->bp->pool, len + 1);
     } else {
@@ -288,7 +290,8 @@ bw_body_parser_t *bw_body_json_create(apr_pool_t *pool, const bw_body_limits_t *
     j->depth_limit = limits && limits->json_depth > 0 ? limits->json_depth
                                                       : BW_JSON_DEFAULT_DEPTH;
     j->ob = sink ? sink->json : NULL;
-    j->events_only = j->ob && !sink->add_arg;
+    j->count = sink && !sink->add_arg && sink->count_arg;
+    j->events_only = sink && !sink->add_arg && (j->ob || j->count);
     j->jp = bw_jp_create(pool, &js_events, j);
     return j->bp;
 }

@@ -45,9 +45,13 @@ typedef struct bw_body_sink_s {
      * the part's field name. May be NULL. */
     int (*add_part_header)(void *ctx, bw_str_t part_name, bw_str_t header);
     /* JSON only, may be NULL: sees every event of the document. With
-     * add_arg NULL as well the JSON parser makes no arguments (and counts
-     * none against the limit): events only. */
+     * add_arg NULL the JSON parser makes no arguments (no names, no
+     * values): events only. */
     const bw_json_observer_t *json;
+    /* JSON only, with add_arg NULL, may be NULL: one argument counted
+     * (nothing reads them but their number). Same return convention as
+     * add_arg, and counted against the limit as add_arg's are. */
+    int (*count_arg)(void *ctx);
 } bw_body_sink_t;
 
 typedef struct bw_body_limits_s {

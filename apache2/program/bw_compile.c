@@ -15,6 +15,7 @@
  *    skipAfter resolved to the slot a matching chain continues at.
  */
 #include <string.h>
+#include <strings.h>
 #include "program/bw_prog.h"
 
 /* bw_crule_t.excl_vars has a bit for every variable id */
@@ -175,6 +176,65 @@ static void publish(cc_t *cc)
     prog->srcs = (bw_source_t *)cc->src_arr->elts;
 }
 
+/* 1 when text names one of the ARGS variables, as far as a plain search
+ * can tell (a macro, a ctl: target, or just a word: it errs on "yes"). */
+static int names_args(const char *text)
+{
+    const char *p;
+    for (p = text; p && *p; p++)
+        if ((*p == 'a' || *p == 'A') && strncasecmp(p, "args", 4) == 0)
+            return 1;
+    return 0;
+}
+
+/* 1 when link r may read the request body's arguments other than by
+ * counting them all (&ARGS, &ARGS_POST): through a target, a macro in an
+ * action or operator, sanitisation (the audit log masks their values), or
+ * a Lua script (which may read anything). */
+static int reads_body_args(const bw_rule_t *r)
+{
+    const bw_rule_t *sets[2] = { r, r->default_set };
+    int i, k;
+    if (r->lua || (r->op_macro && names_args(r->op_macro->text)))
+        return 1;
+    for (i = 0; r->targets && i < r->targets->nelts; i++) {
+        const bw_target_t *t = &((const bw_target_t *)r->targets->elts)[i];
+        bw_var_id_t id = t->var ? t->var->id : BW_V_ARGS;
+        if (t->selector_macro && names_args(t->selector_macro->text))
+            return 1;
+        if (t->is_exclusion)
+            continue;
+        if (id == BW_V_ARGS_NAMES || id == BW_V_ARGS_POST_NAMES || id == BW_V_ARGS_COMBINED_SIZE)
+            return 1;
+        if ((id == BW_V_ARGS || id == BW_V_ARGS_POST)
+            && (!t->is_count || t->selector.len || t->selector_re || t->selector_macro))
+            return 1;
+    }
+    for (k = 0; k < 2; k++) {
+        const apr_array_header_t *acts = sets[k] ? sets[k]->actions : NULL;
+        for (i = 0; acts && i < acts->nelts; i++) {
+            const bw_action_t *a = &((const bw_action_t *)acts->elts)[i];
+            if (names_args(a->param) || (a->def && !strncasecmp(a->def->name, "sanitise", 8)))
+                return 1;
+        }
+    }
+    return 0;
+}
+
+/* Whether the program needs the body's arguments themselves, or only
+ * their number (BW_PROG_ARGS_COUNTED: the JSON processor then makes no
+ * names and no values, which is most of its cost). */
+static void body_args_use(bw_program_t *prog, const cc_t *cc)
+{
+    int i;
+    prog->body_args_counted = 1;
+    for (i = 0; i < cc->all->nelts; i++)
+        if (reads_body_args(((const bw_crule_t **)cc->all->elts)[i]->r)) {
+            prog->body_args_counted = 0;
+            return;
+        }
+}
+
 const char *bw_program_compile(bw_program_t *prog)
 {
     static const char *const names[10] = { "0", "1", "2", "3", "4", "5", "6", "7", "8", "9" };
@@ -192,6 +252,7 @@ const char *bw_program_compile(bw_program_t *prog)
     cc->all = apr_array_make(cc->p, 256, sizeof(bw_crule_t *));
     for (ph = 1; ph <= BW_PHASES; ph++)
         compile_phase(cc, ph);
+    body_args_use(prog, cc);
     prog->cc = cc;
     publish(cc);
     /* no plans until bw_scan_build (never, without the scan) */

@@ -238,6 +238,9 @@ struct bw_program_s {
     const bw_slot_t *start_mv;
     int folded, dead;            /* decided and unreachable slots, all phases */
     bw_key_t capture_keys[10];   /* TX:0 .. TX:9, hashed once (captures are set often) */
+    /* no link reads the request body's arguments but by counting them all
+     * (&ARGS, &ARGS_POST): a JSON body's are counted, not made */
+    int body_args_counted;
 };
 
 /* Compile prog's phases (after the rule lists are final). */

@@ -149,6 +149,8 @@ struct bw_tx_s {
     bw_str_t uri_path, query_string, basename, filename;
     apr_array_header_t *args_get;      /* bw_kv_t */
     apr_array_header_t *args_post;     /* bw_kv_t */
+    int args_post_counted;             /* body arguments counted, not made (only
+                                        * &ARGS and &ARGS_POST read them) */
     apr_array_header_t *cookies;       /* bw_kv_t */
     apr_array_header_t *files;         /* bw_body_file_t */
     bw_str_t *files_tmp_content;       /* per file: FILES_TMP_CONTENT once read (data NULL: not yet) */

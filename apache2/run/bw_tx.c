@@ -55,7 +55,8 @@ static void choose_processor(bw_tx_t *tx);
 
 static int count_args(const bw_tx_t *tx)
 {
-    return (tx->args_get ? tx->args_get->nelts : 0) + (tx->args_post ? tx->args_post->nelts : 0);
+    return (tx->args_get ? tx->args_get->nelts : 0) + (tx->args_post ? tx->args_post->nelts : 0)
+        + tx->args_post_counted;
 }
 
 /* sink for ARGS_GET: the limit counts both collections, as ModSecurity does */
@@ -339,6 +340,17 @@ static int arg_sink_add(void *ctx, bw_str_t name, bw_str_t value)
     return 0;
 }
 
+/* A JSON body's argument when nothing reads them but their number
+ * (prog->body_args_counted): counted as arg_sink_add would keep it. */
+static int arg_sink_count(void *ctx)
+{
+    bw_tx_t *tx = ctx;
+    if (count_args(tx) >= tx->cfg->args_limit)
+        return -1;
+    tx->args_post_counted++;
+    return 0;
+}
+
 static int file_sink_add(void *ctx, const bw_body_file_t *f)
 {
     bw_tx_t *tx = ctx;
@@ -474,6 +486,10 @@ static void reqbody_start(bw_tx_t *tx)
     rb->guess = !tx->reqbody_processor && c->reqbody_guess == 1;
     /* BulwarkOpenAPI: the JSON body's events go to the validator, from the
      * JSON processor when it reads the body, else from a parser of its own */
+    if (processor_is(tx, "JSON") && tx->prog->body_args_counted) {
+        rb->sink.add_arg = NULL;
+        rb->sink.count_arg = arg_sink_count;
+    }
     if ((ob = bw_tx_openapi_observer(tx))) {
         if (processor_is(tx, "JSON")) {
             rb->sink.json = ob;

@@ -49,7 +49,8 @@ int bw_var_count_kv(const apr_array_header_t *arr, bw_str_t sel)
  * and its _NAMES twin count alike. */
 static int c_args(bw_tx_t *tx, bw_str_t sel)
 {
-    return bw_var_count_kv(tx->args_get, sel) + bw_var_count_kv(tx->args_post, sel);
+    return bw_var_count_kv(tx->args_get, sel) + bw_var_count_kv(tx->args_post, sel)
+        + (sel.len ? 0 : tx->args_post_counted);
 }
 static int c_args_get(bw_tx_t *tx, bw_str_t sel)
 {
@@ -57,7 +58,7 @@ static int c_args_get(bw_tx_t *tx, bw_str_t sel)
 }
 static int c_args_post(bw_tx_t *tx, bw_str_t sel)
 {
-    return bw_var_count_kv(tx->args_post, sel);
+    return bw_var_count_kv(tx->args_post, sel) + (sel.len ? 0 : tx->args_post_counted);
 }
 static int c_req_headers(bw_tx_t *tx, bw_str_t sel)
 {
