@@ -273,6 +273,35 @@ static int child_checks(oas_stream_t *st)
     return 0;
 }
 
+/* A scalar whose checks (what the parent level asks for it) are all plain
+ * schemas, without combinators, and all pass: what child_checks would
+ * count is counted and nothing is pushed, since settling such a check
+ * does nothing. 0, with nothing changed, for the full way: a check that
+ * fails (to report it) or a combinator. Most values of a body. */
+static int plain_scalar_passes(oas_stream_t *st, const oas_value_t *v)
+{
+    level_t *l = &st->levels[st->n_levels - 1];
+    int i;
+    for (i = l->first; i < l->end; i++) {
+        const inst_t *o = &st->insts[i];
+        const oas_schema_t *c = o->kind == K_ARR ? o->s->items : o->kind == K_OBJ ? o->pending : NULL;
+        if (!c)
+            continue;
+        if (c->n_all || c->n_any || c->n_one || c->not_schema
+            || oas_check_scalar(NULL, c, v, st->md, st->mctx))
+            return 0;
+    }
+    l->index += l->is_array;
+    for (i = l->first; i < l->end; i++) {
+        inst_t *o = &st->insts[i];
+        if (o->kind == K_ARR)
+            o->count++;
+        else if (o->kind == K_OBJ)
+            o->pending = NULL;
+    }
+    return 1;
+}
+
 static void container_checks(oas_stream_t *st, int first, int is_array)
 {
     unsigned bit = is_array ? OAS_T_ARR : OAS_T_OBJ;
@@ -307,6 +336,8 @@ static void value_begin(oas_stream_t *st, const oas_value_t *v, int is_array)
         st->started = 1;
         if (expand(st, st->root, -1, M_ALL, 1) < 0)
             return;
+    } else if (v && plain_scalar_passes(st, v)) {
+        return;
     } else if (child_checks(st) < 0) {
         return;
     }
