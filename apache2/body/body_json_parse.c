@@ -28,6 +28,7 @@
  * cut into many chunks is read once (yajl reads it again from its start
  * for every chunk).
  */
+#include <pthread.h>
 #include <string.h>
 #include "body_internal.h"
 #include "body_json_parse.h"
@@ -90,7 +91,7 @@ static uchar plain[256];
 static uchar space[256];
 /* the byte an escape stands for, or 0: no such escape ('u' aside) */
 static uchar unescape[256];
-static int tables_made;
+static pthread_once_t tables_once = PTHREAD_ONCE_INIT;
 
 static void make_tables(void)
 {
@@ -107,7 +108,6 @@ static void make_tables(void)
     unescape['n'] = '\n';
     unescape['r'] = '\r';
     unescape['t'] = '\t';
-    __atomic_store_n(&tables_made, 1, __ATOMIC_RELEASE);
 }
 
 static int hexval(uchar c)
@@ -566,8 +566,7 @@ static long run(bw_jp_t *jp, const uchar *buf, size_t len)
 bw_jp_t *bw_jp_create(apr_pool_t *pool, const bw_jp_events_t *ev, void *ctx)
 {
     bw_jp_t *jp = apr_pcalloc(pool, sizeof(*jp));
-    if (!__atomic_load_n(&tables_made, __ATOMIC_ACQUIRE))
-        make_tables();
+    pthread_once(&tables_once, make_tables);
     jp->pool = pool;
     jp->ev = ev;
     jp->ctx = ctx;
