@@ -126,30 +126,6 @@ static int bad(bw_charset_dec_t *dc, const char *why)
     return -1;
 }
 
-static size_t put_utf8(char *o, unsigned long cp)
-{
-    if (cp < 0x80) {
-        o[0] = (char)cp;
-        return 1;
-    }
-    if (cp < 0x800) {
-        o[0] = (char)(0xC0 | (cp >> 6));
-        o[1] = (char)(0x80 | (cp & 0x3F));
-        return 2;
-    }
-    if (cp < 0x10000) {
-        o[0] = (char)(0xE0 | (cp >> 12));
-        o[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-        o[2] = (char)(0x80 | (cp & 0x3F));
-        return 3;
-    }
-    o[0] = (char)(0xF0 | (cp >> 18));
-    o[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-    o[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
-    o[3] = (char)(0x80 | (cp & 0x3F));
-    return 4;
-}
-
 /* One code unit (2 or 4 bytes) into UTF-8 at o; returns the bytes written
  * or (size_t)-1 on an invalid unit. */
 static size_t unit(bw_charset_dec_t *dc, const unsigned char *u, char *o)
@@ -186,7 +162,7 @@ static size_t unit(bw_charset_dec_t *dc, const unsigned char *u, char *o)
         if (cp == 0xFEFF)
             return 0;
     }
-    return put_utf8(o, cp);
+    return bw_body_utf8_put(o, cp);
 }
 
 static int decode(bw_charset_dec_t *dc, const unsigned char *d, size_t len, size_t *olen)

@@ -77,6 +77,30 @@ int bw_body_finish(bw_body_parser_t *bp)
     return bp->ops->finish(bp) < 0 || bp->res->error ? -1 : 0;
 }
 
+size_t bw_body_utf8_put(char *o, unsigned long cp)
+{
+    if (cp < 0x80) {
+        o[0] = (char)cp;
+        return 1;
+    }
+    if (cp < 0x800) {
+        o[0] = (char)(0xC0 | (cp >> 6));
+        o[1] = (char)(0x80 | (cp & 0x3F));
+        return 2;
+    }
+    if (cp < 0x10000) {
+        o[0] = (char)(0xE0 | (cp >> 12));
+        o[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
+        o[2] = (char)(0x80 | (cp & 0x3F));
+        return 3;
+    }
+    o[0] = (char)(0xF0 | (cp >> 18));
+    o[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+    o[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
+    o[3] = (char)(0x80 | (cp & 0x3F));
+    return 4;
+}
+
 bw_str_t bw_body_buf_take(apr_pool_t *pool, const bw_body_buf_t *b)
 {
     return bw_str_n(bw_str_pdup(pool, bw_str_n(b->data, b->len)), b->len);

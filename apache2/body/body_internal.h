@@ -46,6 +46,10 @@ int bw_body_emit_arg(bw_body_parser_t *bp, const char *who, bw_str_t name, bw_st
  * control, quote, backslash and non-ASCII bytes written as \xHH. */
 const char *bw_body_escape(apr_pool_t *pool, bw_str_t s, size_t max);
 
+/* Code point cp (below 0x200000) as UTF-8 at o (room for 4 bytes); returns
+ * the bytes written. Surrogates are encoded as any other code point. */
+size_t bw_body_utf8_put(char *o, unsigned long cp);
+
 /* Growable byte buffer in a pool (base's bw_buf_t). */
 typedef bw_buf_t bw_body_buf_t;
 #define bw_body_buf_append bw_buf_append

@@ -188,7 +188,9 @@ static int push(js_t *j, int transparent, int is_array)
     if (transparent)
         return 1;
     j->depth++;
-    f->key = names && j->key.len ? bw_str_n(bw_str_pdup(j->bp->pool, j->key), j->key.len) : j->key;
+    /* the reused key buffer is the next key's: the frame keeps a copy */
+    f->key = j->key.len && j->key.data == j->keybuf.data
+        ? bw_str_n(bw_str_pdup(j->bp->pool, j->key), j->key.len) : j->key;
     f->saved = j->has_pfx ? (long)j->pfx.len : -1;
     if (names && j->has_pfx)
         bw_body_buf_append(j->bp->pool, &j->pfx, ".", 1);

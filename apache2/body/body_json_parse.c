@@ -344,32 +344,6 @@ static tok_t lex(bw_jp_t *jp, const uchar *p, const uchar *end, lexed_t *t)
     }
 }
 
-static void put_utf8(bw_jp_t *jp, unsigned long cp)
-{
-    char b[4];
-    size_t n;
-    if (cp < 0x80) {
-        b[0] = (char)cp;
-        n = 1;
-    } else if (cp < 0x800) {
-        b[0] = (char)(0xc0 | (cp >> 6));
-        b[1] = (char)(0x80 | (cp & 0x3f));
-        n = 2;
-    } else if (cp < 0x10000) {
-        b[0] = (char)(0xe0 | (cp >> 12));
-        b[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
-        b[2] = (char)(0x80 | (cp & 0x3f));
-        n = 3;
-    } else {
-        b[0] = (char)(0xf0 | (cp >> 18));
-        b[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
-        b[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
-        b[3] = (char)(0x80 | (cp & 0x3f));
-        n = 4;
-    }
-    bw_buf_append(jp->pool, &jp->dec, b, n);
-}
-
 static unsigned long hex4(const uchar *h)
 {
     return (unsigned long)(hexval(h[0]) << 12 | hexval(h[1]) << 8 | hexval(h[2]) << 4
@@ -385,6 +359,7 @@ static void decode(bw_jp_t *jp, const uchar *s, size_t len)
         const uchar *bs = memchr(s + i, '\\', len - i);
         size_t run = bs ? (size_t)(bs - (s + i)) : len - i;
         unsigned long cp;
+        char utf8[4];
         bw_buf_append(jp->pool, &jp->dec, (const char *)s + i, run);
         i += run;
         if (i == len)
@@ -408,7 +383,7 @@ static void decode(bw_jp_t *jp, const uchar *s, size_t len)
                 continue;
             }
         }
-        put_utf8(jp, cp);
+        bw_buf_append(jp->pool, &jp->dec, utf8, bw_body_utf8_put(utf8, cp));
     }
 }
 

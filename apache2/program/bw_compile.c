@@ -222,7 +222,7 @@ static int reads_body_args(const bw_rule_t *r)
 }
 
 /* Whether the program needs the body's arguments themselves, or only
- * their number (BW_PROG_ARGS_COUNTED: the JSON processor then makes no
+ * their number (prog->body_args_counted: the JSON processor then makes no
  * names and no values, which is most of its cost). */
 static void body_args_use(bw_program_t *prog, const cc_t *cc)
 {
