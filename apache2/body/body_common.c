@@ -34,6 +34,16 @@ int bw_body_fail(bw_body_result_t *res, apr_pool_t *pool, const char *fmt, ...)
     return -1;
 }
 
+/* One argument counted in the sink's arg_count, seen already: the
+ * sink's earlier ones. */
+static int count_one(const bw_body_sink_t *sink, long seen)
+{
+    if (seen >= sink->arg_room)
+        return -1;
+    (*sink->arg_count)++;
+    return 0;
+}
+
 int bw_body_emit_arg(bw_body_parser_t *bp, const char *who, bw_str_t name, bw_str_t value)
 {
     int limit = bp->limits ? bp->limits->args_limit : 0;
@@ -42,7 +52,7 @@ int bw_body_emit_arg(bw_body_parser_t *bp, const char *who, bw_str_t name, bw_st
                             "%s: argument limit exceeded (SecArgumentsLimit %d)", who, limit);
     bp->nargs++;
     if (bp->sink && (bp->sink->add_arg ? bp->sink->add_arg(bp->sink->ctx, name, value)
-                     : bp->sink->count_arg ? bp->sink->count_arg(bp->sink->ctx) : 0) < 0)
+                     : bp->sink->arg_count ? count_one(bp->sink, bp->nargs - 1) : 0) < 0)
         return bw_body_fail(bp->res, bp->pool,
                             "%s: argument refused after %ld arguments (argument limit)",
                             who, bp->nargs - 1);

@@ -62,8 +62,9 @@ typedef struct {
     size_t names_total;
     apr_off_t total;
     const bw_json_observer_t *ob; /* the sink's JSON events, or NULL */
-    int events_only;              /* no add_arg, an observer or count_arg: no names */
-    int count;                    /* the arguments are counted (count_arg), not made */
+    int events_only;              /* no add_arg, an observer or arg_count: no names */
+    int count;                    /* the arguments are counted (arg_count), not made */
+    long count_free;              /* counted this far without a limit to check */
 } js_t;
 
 static int js_fail_name(js_t *j)
@@ -106,8 +107,16 @@ static int scalar(void *ctx, int type, const char *v, size_t len)
     char *d;
     if (ob)
         ob->scalar(ob->ctx, type, v, len);
-    if (j->events_only)
-        return !j->count || bw_body_emit_arg(j->bp, "JSON", bw_str_n("", 0), bw_str_n("", 0)) == 0;
+    if (j->events_only) {
+        if (!j->count)
+            return 1;
+        if (j->bp->nargs < j->count_free) {     /* one add, the usual case */
+            j->bp->nargs++;
+            (*j->bp->sink->arg_count)++;
+            return 1;
+        }
+        return bw_body_emit_arg(j->bp, "JSON", bw_str_n("", 0), bw_str_n("", 0)) == 0;
+    }
     if (j->name_ok) {
         d = apr_palloc(j->bp->pool, len + 1);
     } else {
@@ -292,7 +301,14 @@ bw_body_parser_t *bw_body_json_create(apr_pool_t *pool, const bw_body_limits_t *
     j->depth_limit = limits && limits->json_depth > 0 ? limits->json_depth
                                                       : BW_JSON_DEFAULT_DEPTH;
     j->ob = sink ? sink->json : NULL;
-    j->count = sink && !sink->add_arg && sink->count_arg;
+    j->count = sink && !sink->add_arg && sink->arg_count;
+    if (j->count) {
+        /* below both limits, bw_body_emit_arg would only count: its checks
+         * (and their messages) are left for the argument that reaches one */
+        j->count_free = sink->arg_room;
+        if (limits && limits->args_limit > 0 && limits->args_limit < j->count_free)
+            j->count_free = limits->args_limit;
+    }
     j->events_only = sink && !sink->add_arg && (j->ob || j->count);
     j->jp = bw_jp_create(pool, &js_events, j);
     return j->bp;

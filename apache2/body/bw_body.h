@@ -48,10 +48,12 @@ typedef struct bw_body_sink_s {
      * add_arg NULL the JSON parser makes no arguments (no names, no
      * values): events only. */
     const bw_json_observer_t *json;
-    /* JSON only, with add_arg NULL, may be NULL: one argument counted
-     * (nothing reads them but their number). Same return convention as
-     * add_arg, and counted against the limit as add_arg's are. */
-    int (*count_arg)(void *ctx);
+    /* JSON only, with add_arg NULL, may be NULL: where the arguments are
+     * counted (nothing reads them but their number), one add each, and how
+     * many it takes (arg_room): one more stops the parser as a refusal by
+     * add_arg would. */
+    int *arg_count;
+    int arg_room;
 } bw_body_sink_t;
 
 typedef struct bw_body_limits_s {

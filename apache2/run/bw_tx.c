@@ -340,17 +340,6 @@ static int arg_sink_add(void *ctx, bw_str_t name, bw_str_t value)
     return 0;
 }
 
-/* A JSON body's argument when nothing reads them but their number
- * (prog->body_args_counted): counted as arg_sink_add would keep it. */
-static int arg_sink_count(void *ctx)
-{
-    bw_tx_t *tx = ctx;
-    if (count_args(tx) >= tx->cfg->args_limit)
-        return -1;
-    tx->args_post_counted++;
-    return 0;
-}
-
 static int file_sink_add(void *ctx, const bw_body_file_t *f)
 {
     bw_tx_t *tx = ctx;
@@ -488,7 +477,9 @@ static void reqbody_start(bw_tx_t *tx)
      * JSON processor when it reads the body, else from a parser of its own */
     if (processor_is(tx, "JSON") && tx->prog->body_args_counted) {
         rb->sink.add_arg = NULL;
-        rb->sink.count_arg = arg_sink_count;
+        /* counted as arg_sink_add would keep them: the limit counts ARGS_GET too */
+        rb->sink.arg_count = &tx->args_post_counted;
+        rb->sink.arg_room = tx->cfg->args_limit - count_args(tx);
     }
     if ((ob = bw_tx_openapi_observer(tx))) {
         if (processor_is(tx, "JSON")) {
