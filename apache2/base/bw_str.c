@@ -114,21 +114,17 @@ bw_str_t bw_str_pct_decode(apr_pool_t *p, bw_str_t in)
     return bw_str_n(o, n);
 }
 
-void bw_buf_append(apr_pool_t *pool, bw_buf_t *b, const char *data, size_t len)
+/* Room for need bytes in all: doubled from 64 until it fits, the bytes
+ * so far copied over. */
+void bw_buf_grow(apr_pool_t *pool, bw_buf_t *b, size_t need)
 {
-    if (len == 0)
-        return;
-    if (b->len + len > b->cap) {
-        size_t cap = b->cap ? b->cap : 64;
-        char *n;
-        while (cap < b->len + len)
-            cap *= 2;
-        n = apr_palloc(pool, cap);
-        if (b->len)
-            memcpy(n, b->data, b->len);
-        b->data = n;
-        b->cap = cap;
-    }
-    memcpy(b->data + b->len, data, len);
-    b->len += len;
+    size_t cap = b->cap ? b->cap : 64;
+    char *n;
+    while (cap < need)
+        cap *= 2;
+    n = apr_palloc(pool, cap);
+    if (b->len)
+        memcpy(n, b->data, b->len);
+    b->data = n;
+    b->cap = cap;
 }

@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <apr_pools.h>
 #include <apr_tables.h>
 #include <apr_hash.h>
@@ -82,7 +83,18 @@ typedef struct {
     size_t len;
     size_t cap;
 } bw_buf_t;
-void bw_buf_append(apr_pool_t *pool, bw_buf_t *b, const char *data, size_t len);
+void bw_buf_grow(apr_pool_t *pool, bw_buf_t *b, size_t need);
+/* Inline: parsers append a few bytes at a time, and a call per key or run
+ * of a JSON string was a measurable part of a body's cost. */
+static inline void bw_buf_append(apr_pool_t *pool, bw_buf_t *b, const char *data, size_t len)
+{
+    if (len == 0)
+        return;
+    if (b->len + len > b->cap)
+        bw_buf_grow(pool, b, b->len + len);
+    memcpy(b->data + b->len, data, len);
+    b->len += len;
+}
 
 /* s without the spaces and tabs at its ends (no copy). */
 bw_str_t bw_str_trim(bw_str_t s);
