@@ -391,7 +391,10 @@ static const char *check_string(apr_pool_t *p, const oas_schema_t *s, const oas_
     if (s->format == OAS_F_BYTE && !oas_format_check(s->format, v->text))
         return "not valid base64 (format byte)";
     if (s->pattern) {
-        int rc = pcre2_match(s->pattern, (PCRE2_SPTR)v->text.data, v->text.len, 0, 0, md, mctx);
+        /* the pattern was compiled with PCRE2_MATCH_INVALID_UTF, so the
+         * JIT's fast entry (no checks of the subject) is as exact */
+        int rc = (s->pattern_jit ? pcre2_jit_match : pcre2_match)(
+            s->pattern, (PCRE2_SPTR)v->text.data, v->text.len, 0, 0, md, mctx);
         if (rc == PCRE2_ERROR_NOMATCH)
             return why(p, "does not match pattern %s", s->pattern_src);
         if (rc < 0)

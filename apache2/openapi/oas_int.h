@@ -74,6 +74,7 @@ struct oas_schema_s {
     /* strings */
     long min_len, max_len;        /* code points, -1 unset */
     pcre2_code *pattern;
+    int pattern_jit;              /* JIT-compiled: matched by pcre2_jit_match */
     const char *pattern_src;
     int format;
     /* numbers */

@@ -303,7 +303,7 @@ static int keyword(oas_compiler_t *c, oas_schema_t *s, bw_str_t k, const oas_nod
             return fail(c, err, v->ptr, apr_psprintf(c->p, "bad pattern at offset %lu: %s",
                                                      (unsigned long)off, (char *)msg)) ? 0 : -1;
         }
-        pcre2_jit_compile(s->pattern, PCRE2_JIT_COMPLETE);
+        s->pattern_jit = pcre2_jit_compile(s->pattern, PCRE2_JIT_COMPLETE) == 0;
         apr_pool_cleanup_register(c->p, s->pattern, free_pattern, apr_pool_cleanup_null);
         s->pattern_src = v->text.data;
         return 0;
