@@ -29,6 +29,16 @@
  * (callgrind, apache2 -X) but takes two to three times its CPU time in the
  * hot loop: the difference is the caches, and --cold shows it.
  *
+ * --metrics-ab PAIRS measures what the live counters cost, in one process
+ * and one program: PAIRS pairs of batches of N transactions, one batch
+ * counting and one not (bw_tx_set_metrics with and without the counters,
+ * which is all SecMetricsEngine Off changes in a transaction), their order
+ * swapped every pair, and prints the median and quartiles of the per-pair
+ * ratios of CPU and wall time. Whatever slows the machine for a while
+ * slows both batches of a pair, so the ratio resolves a percent where
+ * medians of separate runs (or two binaries) move by ten. With --cold each
+ * transaction runs after an eviction, as in a busy server.
+ *
  * --latency also times each transaction alone (a monotonic clock read
  * around it) and prints the median and the 99th percentile in µs: what one
  * request pays, e.g. for a collection store's initcol and increment
@@ -81,15 +91,17 @@ static bw_store_t *bench_store;
  * rules say SecMetricsEngine Off, or --no-metrics), in this process's memory. */
 static bw_metrics_t *bench_metrics;
 static int bench_sample;
+static int ab_pairs;          /* --metrics-ab: pairs of batches, counting and not */
 
 static int run_one(apr_pool_t *p, const bw_program_t *prog, const bw_cli_request_t *rq,
-                   bw_tx_stats_t *st)
+                   bw_tx_stats_t *st, int count)
 {
     bw_intervention_t iv;
     bw_tx_t *tx = bw_tx_create(p, prog, &rq->req, NULL);
     int rc;
     bw_tx_set_store(tx, bench_store);
-    bw_tx_set_metrics(tx, bench_metrics, bench_sample);
+    if (count)
+        bw_tx_set_metrics(tx, bench_metrics, bench_sample);
     rc = bw_tx_run_phase(tx, BW_PHASE_REQUEST_HEADERS, &iv);
     if (!rc) {
         if (rq->body.len && bw_tx_request_body_access(tx))
@@ -126,7 +138,7 @@ static void bench_latency(apr_pool_t *txp, const bw_program_t *prog, const char 
         return;
     for (i = 0; i < iters; i++) {
         double t0 = mono_ns();
-        run_one(txp, prog, rq, NULL);
+        run_one(txp, prog, rq, NULL, 1);
         apr_pool_clear(txp);
         t[i] = mono_ns() - t0;
     }
@@ -134,6 +146,60 @@ static void bench_latency(apr_pool_t *txp, const bw_program_t *prog, const char 
     printf("%-28s latency median %.2f us, p99 %.2f us, max %.2f us (%d transactions)\n", "",
            t[iters / 2] / 1e3, t[(size_t)((double)iters * 0.99)] / 1e3, t[iters - 1] / 1e3, iters);
     free(t);
+}
+
+/* One batch of n transactions, counting or not; its CPU and wall ns
+ * (with --cold, each transaction's eviction untimed). */
+static void ab_batch(apr_pool_t *txp, const bw_program_t *prog, const bw_cli_request_t *rq,
+                     int n, int count, double *cpu, double *wall)
+{
+    volatile unsigned sink = 0;
+    double c0 = 0, w0 = 0;
+    int i;
+    *cpu = *wall = 0;
+    for (i = 0; i < n; i++) {
+        if (cold_bytes || i == 0) {
+            if (cold_bytes)
+                sink += evict();
+            c0 = cpu_ns();
+            w0 = mono_ns();
+        }
+        run_one(txp, prog, rq, NULL, count);
+        apr_pool_clear(txp);
+        if (cold_bytes || i == n - 1) {
+            *cpu += cpu_ns() - c0;
+            *wall += mono_ns() - w0;
+        }
+    }
+}
+
+/* --metrics-ab: the counters' cost as paired ratios (see the top). */
+static void bench_metrics_ab(apr_pool_t *txp, const bw_program_t *prog,
+                             const bw_cli_request_t *rq, int iters)
+{
+    double *rc = malloc(sizeof(double) * (size_t)ab_pairs * 2), *rw = rc + ab_pairs;
+    double on_cpu = 0, off_cpu = 0;
+    int r;
+    if (!rc)
+        return;
+    for (r = 0; r < ab_pairs; r++) {
+        double c[2], w[2];
+        int first = r & 1;       /* counting first in odd pairs */
+        ab_batch(txp, prog, rq, iters, first, &c[first], &w[first]);
+        ab_batch(txp, prog, rq, iters, !first, &c[!first], &w[!first]);
+        rc[r] = c[1] / c[0];
+        rw[r] = w[1] / w[0];
+        on_cpu += c[1];
+        off_cpu += c[0];
+    }
+    qsort(rc, (size_t)ab_pairs, sizeof(double), cmp_double);
+    qsort(rw, (size_t)ab_pairs, sizeof(double), cmp_double);
+    printf("%-28s metrics on/off: cpu %+.2f%% (quartiles %+.2f%% %+.2f%%), wall %+.2f%%, "
+           "%d pairs of %d transactions, %.2f vs %.2f us cpu/tx\n", "",
+           (rc[ab_pairs / 2] - 1) * 100, (rc[ab_pairs / 4] - 1) * 100,
+           (rc[ab_pairs * 3 / 4] - 1) * 100, (rw[ab_pairs / 2] - 1) * 100, ab_pairs, iters,
+           on_cpu / ab_pairs / iters / 1e3, off_cpu / ab_pairs / iters / 1e3);
+    free(rc);
 }
 
 /* Returns 1 when the median CPU time per transaction is over budget_ms
@@ -148,7 +214,7 @@ static int bench_request(apr_pool_t *pool, const bw_program_t *prog, const char 
     bw_tx_stats_t st;
 
     apr_pool_create(&txp, pool);
-    run_one(txp, prog, rq, &st);     /* warm up: JIT stacks, page faults; and the counts */
+    run_one(txp, prog, rq, &st, 1);     /* warm up: JIT stacks, page faults; and the counts */
     apr_pool_clear(txp);
     for (r = 0; r < ROUNDS; r++) {
         /* timed spans: the whole round, or with --cold each transaction
@@ -164,7 +230,7 @@ static int bench_request(apr_pool_t *pool, const bw_program_t *prog, const char 
             t0 = apr_time_now();
             c0 = cpu_ns();
             for (k = 0; k < span; k++) {
-                disrupted = run_one(txp, prog, rq, NULL);
+                disrupted = run_one(txp, prog, rq, NULL, 1);
                 apr_pool_clear(txp);
             }
             c += cpu_ns() - c0;
@@ -186,6 +252,8 @@ static int bench_request(apr_pool_t *pool, const bw_program_t *prog, const char 
            st.op_runs, st.confirms, st.scans, st.bytes_scanned, st.scan_calls);
     if (latency)
         bench_latency(txp, prog, name, rq, iters);
+    if (ab_pairs)
+        bench_metrics_ab(txp, prog, rq, iters);
     apr_pool_destroy(txp);
     return over;
 }
@@ -193,7 +261,8 @@ static int bench_request(apr_pool_t *pool, const bw_program_t *prog, const char 
 static void bench_usage(FILE *o)
 {
     fprintf(o, "Usage: bulwark bench --rules FILE [--rules FILE...] [--iterations N] [--no-scan] [--latency]\n"
-               "                     [--no-fold] [--budget MS] [--cold MB] REQUEST...\n"
+               "                     [--no-fold] [--budget MS] [--cold MB] [--metrics-ab PAIRS]\n"
+               "                     REQUEST...\n"
                "Run each raw HTTP request file N times (default 200) in %d rounds through the\n"
                "five phases of the rule set (3 and 4 with the perf backend's small 200 text/html\n"
                "page); print the median wall and CPU time per transaction and what the executor\n"
@@ -208,7 +277,10 @@ static void bench_usage(FILE *o)
                "  --cold MB    before each transaction write and read MB megabytes of other\n"
                "               memory (caches cold, as in a busy server); only the\n"
                "               transactions are timed\n"
-               "  --latency    also time each transaction alone: median and 99th percentile\n", ROUNDS);
+               "  --latency    also time each transaction alone: median and 99th percentile\n"
+               "  --metrics-ab PAIRS  the counters' cost in one process: PAIRS pairs of N\n"
+               "               transactions counting and N not, order swapped each pair;\n"
+               "               median and quartiles of the per-pair CPU and wall ratios\n", ROUNDS);
 }
 
 /* Options first; returns the index of the first request or -1 (usage). */
@@ -242,6 +314,12 @@ static int parse_args(bw_config_t *cfg, int argc, const char *const *argv, int *
             latency = 1;
         } else if (!strcmp(argv[i], "--no-fold")) {
             *flags |= BW_PROG_NO_FOLD;
+        } else if (!strcmp(argv[i], "--metrics-ab") && i + 1 < argc) {
+            ab_pairs = atoi(argv[++i]);
+            if (ab_pairs < 1 || ab_pairs > 1000000) {
+                fprintf(stderr, "bulwark bench: --metrics-ab takes a number of pairs, 1 to 1000000\n");
+                return -2;
+            }
         } else if (!strcmp(argv[i], "--no-metrics")) {
             bw_config_directive(cfg, "SecMetricsEngine", "Off", "(bulwark bench)", 0);
         } else if (argv[i][0] == '-' && argv[i][1] == '-') {
@@ -298,6 +376,11 @@ int bw_cli_bench(apr_pool_t *pool, int argc, const char *const *argv)
         }
         bench_sample = bw_program_settings(prog)->metrics_sample;
         bw_metrics_register_program(bench_metrics, prog);
+    }
+    if (ab_pairs && !bench_metrics) {
+        fprintf(stderr, "bulwark bench: --metrics-ab needs the counters on (no --no-metrics, "
+                        "no SecMetricsEngine Off)\n");
+        return 2;
     }
     for (i = first; i < argc; i++) {
         bw_str_t *raw = bw_cli_read_all(pool, argv[i], &err);
