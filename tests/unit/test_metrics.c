@@ -375,6 +375,63 @@ static void *holding_thread(void *data)
 
 /* Every shard held by another thread: this thread's transactions count in
  * the shared shard (the executor's atomic loop), exactly as in its own. */
+/* The counted loop notes runs of consecutive rules, not rules: the runs
+ * break where a rule is removed at run time, at each of more skipAfter
+ * jumps than it notes at once (RUNS_MAX, 64), and where allow stops the
+ * phase, and every evaluation is still counted once; the same with the
+ * program folded, unscanned or unfolded. */
+START_TEST(test_transactions_runs)
+{
+    static const char *const uris[] = { "/x", "/x?stop=1" };
+    char *text = apr_pstrcat(pool,
+        "SecRuleEngine On\n"
+        "SecAction \"id:100,phase:2,pass,nolog,ctl:ruleRemoveById=102\"\n"
+        "SecRule REQUEST_URI \"@rx ^/\" \"id:101,phase:2,pass,nolog\"\n"
+        "SecRule REQUEST_URI \"@rx ^/\" \"id:102,phase:2,pass,nolog\"\n"
+        "SecRule REQUEST_URI \"@rx ^/\" \"id:103,phase:2,pass,nolog\"\n", NULL);
+    unsigned k;
+    int j;
+    for (j = 0; j < 70; j++)
+        text = apr_psprintf(pool, "%sSecRule REQUEST_URI \"@rx ^/\" "
+                            "\"id:%d,phase:2,pass,nolog,skipAfter:M%d\"\n"
+                            "SecRule REQUEST_URI \"@rx ^/\" \"id:%d,phase:2,pass,nolog\"\n"
+                            "SecMarker M%d\n", text, 1000 + 2 * j, j, 1001 + 2 * j, j);
+    text = apr_pstrcat(pool, text,
+        "SecRule ARGS:stop \"@streq 1\" \"id:200,phase:2,allow,nolog\"\n"
+        "SecRule REQUEST_URI \"@rx ^/\" \"id:201,phase:2,pass,nolog\"\n", NULL);
+    for (k = 0; k < 3; k++) {
+        static const unsigned flags[] = { 0, BW_PROG_NO_SCAN, BW_PROG_NO_FOLD };
+        const char *path = rule_file(text);
+        bw_program_t *prog = rules_program(path, flags[k]);
+        bw_metrics_t *m = fresh();
+        bw_metrics_snap_t s;
+        uint64_t evals = 0;
+        int i;
+        bw_metrics_register_program(m, prog);
+        run_all(prog, m, uris, 2);
+        bw_metrics_read(m, pool, 0, &s);
+        ck_assert_uint_eq(rule_of(&s, 100)->evals, 2);
+        ck_assert_uint_eq(rule_of(&s, 101)->evals, 2);
+        ck_assert_uint_eq(rule_of(&s, 102)->evals, 0);      /* removed */
+        ck_assert_uint_eq(rule_of(&s, 103)->evals, 2);
+        for (j = 0; j < 70; j++) {
+            ck_assert_uint_eq(rule_of(&s, 1000 + 2 * j)->evals, 2);
+            ck_assert_uint_eq(rule_of(&s, 1000 + 2 * j)->matches, 2);
+            ck_assert_uint_eq(rule_of(&s, 1001 + 2 * j)->evals, 0);   /* jumped over */
+        }
+        ck_assert_uint_eq(rule_of(&s, 200)->evals, 2);
+        ck_assert_uint_eq(rule_of(&s, 200)->matches, 1);
+        ck_assert_uint_eq(rule_of(&s, 201)->evals, 1);     /* not after allow */
+        ck_assert_uint_eq(rule_of(&s, 201)->matches, 1);
+        for (i = 0; i < s.nrules; i++)
+            evals += s.rules[i].evals;
+        ck_assert_uint_eq(s.phase_evals[2], evals);
+        ck_assert_uint_eq(evals, 2 * (3 + 70 + 1) + 1);
+        unlink(path);
+    }
+}
+END_TEST
+
 START_TEST(test_transactions_shared_shard)
 {
     const char *path = rule_file(RULES);
@@ -450,6 +507,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_adopt);
     tcase_add_test(tc, test_dead_owner);
     tcase_add_test(tc, test_transactions_same_any_program);
+    tcase_add_test(tc, test_transactions_runs);
     tcase_add_test(tc, test_transactions_shared_shard);
     tcase_add_test(tc, test_prometheus_text);
     suite_add_tcase(s, tc);
