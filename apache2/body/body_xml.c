@@ -40,7 +40,12 @@
 #include "base/bw_xmlerr.h"
 #include "body_internal.h"
 
-#define CHUNK_MAX (1 << 20)   /* xmlParseChunk takes an int length */
+/* libxml2 is given the body in blocks of this size whatever pieces it
+ * arrives in: its push parser reads some documents differently when a
+ * piece ends inside a character of a multi-byte encoding (UCS-4, UTF-16;
+ * found by fuzz_body_xml), and what the rules see must not depend on how
+ * the network split the body. */
+#define XML_BLOCK 8192
 #define BW_XML_TEXT_MIN (1u << 20)
 #define BW_XML_TEXT_FACTOR 16
 
@@ -49,6 +54,8 @@ typedef struct {
     xmlParserCtxtPtr ctxt;
     xmlDocPtr doc;
     apr_off_t total;
+    char *block;                /* the block being filled (XML_BLOCK bytes) */
+    size_t held;                /* bytes in it */
 } xml_t;
 
 /* Errors are read from the context afterwards; printing them is not ours. */
@@ -115,6 +122,16 @@ static int xml_error(xml_t *x)
                         (int)len, msg, e ? e->line : 0);
 }
 
+/* n bytes to libxml2; 0, or the parse error. */
+static int push(xml_t *x, const char *data, size_t n, int terminate)
+{
+    if (parse_chunk(x->ctxt, data, (int)n, terminate) != 0 || !x->ctxt->wellFormed)
+        return xml_error(x);
+    return 0;
+}
+
+/* Whole blocks go to libxml2, straight from data when none is partly
+ * filled; the rest waits in the block for more or for the end. */
 static int xml_feed(bw_body_parser_t *bp, const char *data, size_t len)
 {
     xml_t *x = bp->impl;
@@ -122,11 +139,26 @@ static int xml_feed(bw_body_parser_t *bp, const char *data, size_t len)
         return bw_body_fail(bp->res, bp->pool, "XML: parser could not be created");
     x->total += (apr_off_t)len;
     while (len > 0) {
-        int n = len > CHUNK_MAX ? CHUNK_MAX : (int)len;
-        if (parse_chunk(x->ctxt, data, n, 0) != 0 || !x->ctxt->wellFormed)
-            return xml_error(x);
+        size_t n;
+        if (x->held == 0 && len >= XML_BLOCK) {
+            if (push(x, data, XML_BLOCK, 0) != 0)
+                return -1;
+            data += XML_BLOCK;
+            len -= XML_BLOCK;
+            continue;
+        }
+        if (x->block == NULL)
+            x->block = apr_palloc(bp->pool, XML_BLOCK);
+        n = XML_BLOCK - x->held < len ? XML_BLOCK - x->held : len;
+        memcpy(x->block + x->held, data, n);
+        x->held += n;
         data += n;
-        len -= (size_t)n;
+        len -= n;
+        if (x->held == XML_BLOCK) {
+            x->held = 0;
+            if (push(x, x->block, XML_BLOCK, 0) != 0)
+                return -1;
+        }
     }
     return 0;
 }
@@ -186,8 +218,8 @@ static int xml_finish(bw_body_parser_t *bp)
     int rc = 0;
     /* An empty body is no document, and no error either (as multipart). */
     if (x->ctxt && !bp->res->error && x->total > 0) {
-        if (parse_chunk(x->ctxt, NULL, 0, 1) != 0 || !x->ctxt->wellFormed)
-            rc = xml_error(x);
+        if ((x->held && push(x, x->block, x->held, 0) != 0) || push(x, NULL, 0, 1) != 0)
+            rc = -1;
         else if (x->ctxt->myDoc == NULL)
             rc = bw_body_fail(bp->res, bp->pool, "XML parsing error: no document");
         else if ((rc = check_expansion(x, x->ctxt->myDoc)) == 0) {
