@@ -47,7 +47,6 @@
 #include <string.h>
 #include <stdlib.h>
 #include <time.h>
-#include <apr_time.h>
 #include "cli.h"
 #include "base/bw_metrics.h"
 
@@ -148,14 +147,15 @@ static void bench_latency(apr_pool_t *txp, const bw_program_t *prog, const char 
     free(t);
 }
 
-/* One batch of n transactions, counting or not; its CPU and wall ns
- * (with --cold, each transaction's eviction untimed). */
-static void ab_batch(apr_pool_t *txp, const bw_program_t *prog, const bw_cli_request_t *rq,
-                     int n, int count, double *cpu, double *wall)
+/* n transactions, counted in the live counters or not (count); their CPU
+ * and wall ns, timed as one span or, with --cold, each transaction alone
+ * after an untimed eviction. Returns the last one's disruption. */
+static int batch(apr_pool_t *txp, const bw_program_t *prog, const bw_cli_request_t *rq,
+                 int n, int count, double *cpu, double *wall)
 {
-    volatile unsigned sink = 0;
+    volatile unsigned sink = 0;      /* keeps the eviction's reads */
     double c0 = 0, w0 = 0;
-    int i;
+    int i, disrupted = 0;
     *cpu = *wall = 0;
     for (i = 0; i < n; i++) {
         if (cold_bytes || i == 0) {
@@ -164,13 +164,14 @@ static void ab_batch(apr_pool_t *txp, const bw_program_t *prog, const bw_cli_req
             c0 = cpu_ns();
             w0 = mono_ns();
         }
-        run_one(txp, prog, rq, NULL, count);
+        disrupted = run_one(txp, prog, rq, NULL, count);
         apr_pool_clear(txp);
         if (cold_bytes || i == n - 1) {
             *cpu += cpu_ns() - c0;
             *wall += mono_ns() - w0;
         }
     }
+    return disrupted;
 }
 
 /* --metrics-ab: the counters' cost as paired ratios (see the top). */
@@ -185,8 +186,8 @@ static void bench_metrics_ab(apr_pool_t *txp, const bw_program_t *prog,
     for (r = 0; r < ab_pairs; r++) {
         double c[2], w[2];
         int first = r & 1;       /* counting first in odd pairs */
-        ab_batch(txp, prog, rq, iters, first, &c[first], &w[first]);
-        ab_batch(txp, prog, rq, iters, !first, &c[!first], &w[!first]);
+        batch(txp, prog, rq, iters, first, &c[first], &w[first]);
+        batch(txp, prog, rq, iters, !first, &c[!first], &w[!first]);
         rc[r] = c[1] / c[0];
         rw[r] = w[1] / w[0];
         on_cpu += c[1];
@@ -209,34 +210,16 @@ static int bench_request(apr_pool_t *pool, const bw_program_t *prog, const char 
 {
     apr_pool_t *txp;
     double per[ROUNDS], cpu[ROUNDS];
-    int r, i, disrupted = 0, over;
-    volatile unsigned sink = 0;      /* keeps the eviction's reads */
+    int r, disrupted = 0, over;
     bw_tx_stats_t st;
 
     apr_pool_create(&txp, pool);
     run_one(txp, prog, rq, &st, 1);     /* warm up: JIT stacks, page faults; and the counts */
     apr_pool_clear(txp);
     for (r = 0; r < ROUNDS; r++) {
-        /* timed spans: the whole round, or with --cold each transaction
-         * alone, its eviction before it untimed */
-        int span = cold_bytes ? 1 : iters, k;
-        apr_interval_time_t wall = 0;
-        double c = 0;
-        for (i = 0; i < iters; i += span) {
-            apr_time_t t0;
-            double c0;
-            if (cold_bytes)
-                sink += evict();
-            t0 = apr_time_now();
-            c0 = cpu_ns();
-            for (k = 0; k < span; k++) {
-                disrupted = run_one(txp, prog, rq, NULL, 1);
-                apr_pool_clear(txp);
-            }
-            c += cpu_ns() - c0;
-            wall += apr_time_now() - t0;
-        }
-        per[r] = (double)wall * 1000.0 / iters;
+        double c, w;
+        disrupted = batch(txp, prog, rq, iters, 1, &c, &w);
+        per[r] = w / iters;
         cpu[r] = c / iters;
     }
     qsort(per, ROUNDS, sizeof(double), cmp_double);
