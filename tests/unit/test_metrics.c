@@ -373,14 +373,11 @@ static void *holding_thread(void *data)
     return NULL;
 }
 
-/* Every shard held by another thread: this thread's transactions count in
- * the shared shard (the executor's atomic loop), exactly as in its own. */
-/* The counted loop notes runs of consecutive rules, not rules: the runs
- * break where a rule is removed at run time, at each of more skipAfter
- * jumps than it notes at once (RUNS_MAX, 64), and where allow stops the
- * phase, and every evaluation is still counted once; the same with the
- * program folded, unscanned or unfolded. */
-START_TEST(test_transactions_runs)
+/* Where the step loop leaves its straight path, every evaluation is still
+ * counted once: over a rule removed at run time (ctl:ruleRemoveById), at
+ * each of 70 skipAfter jumps in one phase and where allow stops the phase;
+ * the same folded, unscanned and unfolded. */
+START_TEST(test_transactions_jumps)
 {
     static const char *const uris[] = { "/x", "/x?stop=1" };
     char *text = apr_pstrcat(pool,
@@ -389,6 +386,7 @@ START_TEST(test_transactions_runs)
         "SecRule REQUEST_URI \"@rx ^/\" \"id:101,phase:2,pass,nolog\"\n"
         "SecRule REQUEST_URI \"@rx ^/\" \"id:102,phase:2,pass,nolog\"\n"
         "SecRule REQUEST_URI \"@rx ^/\" \"id:103,phase:2,pass,nolog\"\n", NULL);
+    const char *path;
     unsigned k;
     int j;
     for (j = 0; j < 70; j++)
@@ -399,9 +397,9 @@ START_TEST(test_transactions_runs)
     text = apr_pstrcat(pool, text,
         "SecRule ARGS:stop \"@streq 1\" \"id:200,phase:2,allow,nolog\"\n"
         "SecRule REQUEST_URI \"@rx ^/\" \"id:201,phase:2,pass,nolog\"\n", NULL);
+    path = rule_file(text);
     for (k = 0; k < 3; k++) {
         static const unsigned flags[] = { 0, BW_PROG_NO_SCAN, BW_PROG_NO_FOLD };
-        const char *path = rule_file(text);
         bw_program_t *prog = rules_program(path, flags[k]);
         bw_metrics_t *m = fresh();
         bw_metrics_snap_t s;
@@ -427,11 +425,13 @@ START_TEST(test_transactions_runs)
             evals += s.rules[i].evals;
         ck_assert_uint_eq(s.phase_evals[2], evals);
         ck_assert_uint_eq(evals, 2 * (3 + 70 + 1) + 1);
-        unlink(path);
     }
+    unlink(path);
 }
 END_TEST
 
+/* Every shard held by another thread: this thread's transactions count in
+ * the shared shard (the executor's atomic loop), exactly as in its own. */
 START_TEST(test_transactions_shared_shard)
 {
     const char *path = rule_file(RULES);
@@ -507,7 +507,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_adopt);
     tcase_add_test(tc, test_dead_owner);
     tcase_add_test(tc, test_transactions_same_any_program);
-    tcase_add_test(tc, test_transactions_runs);
+    tcase_add_test(tc, test_transactions_jumps);
     tcase_add_test(tc, test_transactions_shared_shard);
     tcase_add_test(tc, test_prometheus_text);
     suite_add_tcase(s, tc);
