@@ -28,7 +28,9 @@
  * and MATCHED_VAR as the match would leave it, then on to where the chain
  * would go). A slot no path reaches is DEAD. The decided slots at the start
  * of phase 1 are not run at all: TX as they leave it is an image the
- * executor loads when phase 1 starts (base/bw_coll.h).
+ * executor loads when phase 1 starts (base/bw_coll.h). The image reaches
+ * past rules that neither read nor write TX, up to the first that does:
+ * the decided slots between them then only set MATCHED_VAR.
  *
  * Folding may only ever be exact; the differential test (tests/program/)
  * runs every CRS test request through the folded and the unfolded program
@@ -701,20 +703,90 @@ static void fx_selections(fold_t *f, const bw_coll_image_t *im)
         }
 }
 
-/* The decided slots at the start of phase 1 leave TX the same in every
- * transaction: build that TX once; the executor loads it and starts at
- * the first slot that is not decided. */
+/* Does macro m (NULL: none) read TX? */
+static int reads_tx(const bw_macro_t *m)
+{
+    int i;
+    for (i = 0; m && i < m->nparts; i++)
+        if (m->parts[i].var && m->parts[i].var->id == BW_V_TX)
+            return 1;
+    return 0;
+}
+
+/* A chain the image can be built past: it neither reads TX (targets,
+ * macros) nor changes it (setvar and the like, captures, Lua), cannot
+ * stop the phase or jump, and its actions are only ctl:s that change how
+ * the body is read or logged, and setenv. Run at its place, it sees and
+ * leaves TX as the unfolded program would, whatever the image holds
+ * already; but for TX:MSC_PCRE_LIMITS_EXCEEDED, which any operator may
+ * set (the executor rebuilds TX in order then: bw_exec.c). */
+static int tx_neutral(const bw_code_t *code, int i)
+{
+    const bw_slot_t *s = &code->slots[i];
+    const bw_rule_t *r;
+    int k;
+    if (s->kind != BW_SLOT_RUN || s->next_on_match != i + 1 || can_stop(s->cr->r))
+        return 0;
+    for (r = s->cr->r; r; r = r->chain_next) {
+        if (r->lua || r->capture || reads_tx(r->op_macro) || reads_tx(r->msg)
+            || reads_tx(r->logdata) || reads_tx(r->redirect))
+            return 0;
+        for (k = 0; k < r->targets->nelts; k++) {
+            const bw_target_t *t = &((const bw_target_t *)r->targets->elts)[k];
+            if (t->var->id == BW_V_TX || reads_tx(t->selector_macro))
+                return 0;
+        }
+        for (k = 0; k < r->run_actions->nelts; k++) {
+            const bw_action_t *a = &((const bw_action_t *)r->run_actions->elts)[k];
+            if (a->def->op == BW_A_SETENV) {
+                const bw_setenv_t *se = a->data;
+                if (reads_tx(se->name) || reads_tx(se->value))
+                    return 0;
+                continue;
+            }
+            if (a->def->op != BW_A_CTL)
+                return 0;
+            switch (((const bw_ctl_t *)a->data)->kind) {
+            case BW_CTL_REQBODY_PROCESSOR: case BW_CTL_REQBODY_ACCESS: case BW_CTL_REQBODY_LIMIT:
+            case BW_CTL_RESBODY_ACCESS: case BW_CTL_RESBODY_LIMIT: case BW_CTL_FORCE_REQBODY_VAR:
+            case BW_CTL_AUDIT_ENGINE: case BW_CTL_AUDIT_PARTS: case BW_CTL_IGNORED:
+                break;
+            default:
+                return 0;
+            }
+        }
+    }
+    return 1;
+}
+
+/* TX as phase 1 leaves it up to its first rule that depends on the
+ * request in a way that matters to TX is the same in every transaction:
+ * build it once; the executor loads it and starts at the first slot that
+ * is not decided (phase1_start). The decided slots before that are not
+ * run at all; those after it, up to image_end, only set MATCHED_VAR (their
+ * TX changes are in the image), and the rules between them are run as
+ * they are: they neither read nor write TX (tx_neutral). In CRS, the
+ * first rules of phase 1 (bulwark.conf-recommended's body processors)
+ * come before crs-setup.conf's and REQUEST-901's constants. */
 static void phase1_image(fold_t *f)
 {
     bw_program_t *prog = f->prog;
     const bw_code_t *code = &prog->code[1];
     bw_coll_t *tx = bw_coll_create(f->p, "TX");
     apr_array_header_t *sels = apr_array_make(f->tmp, 8, sizeof(const bw_target_t *));
+    apr_array_header_t *path = apr_array_make(f->p, 32, sizeof(int));
     bw_coll_image_t *im;
-    int i = 0, k;
-    while (i < code->n && (code->slots[i].kind == BW_SLOT_NOP
-                           || code->slots[i].kind == BW_SLOT_APPLY)) {
+    int i = 0, k, start = -1;
+    while (i < code->n) {
         const bw_slot_t *s = &code->slots[i];
+        if (s->kind == BW_SLOT_RUN && tx_neutral(code, i)) {
+            if (start < 0)
+                start = i;
+            i++;
+            continue;
+        }
+        if (s->kind != BW_SLOT_NOP && s->kind != BW_SLOT_APPLY)
+            break;
         for (k = 0; s->kind == BW_SLOT_APPLY && k < s->nfx; k++) {
             if (s->fx[k].unset)
                 bw_coll_remove(tx, &s->fx[k].key);
@@ -722,11 +794,16 @@ static void phase1_image(fold_t *f)
                 bw_coll_put(f->p, tx, &s->fx[k].key, s->fx[k].value,
                             BW_COLL_KEEP_NAME | BW_COLL_KEEP_VALUE);
         }
-        if (s->kind == BW_SLOT_APPLY && s->replay_mv)
+        if (s->kind == BW_SLOT_APPLY && s->nfx)
+            *(int *)apr_array_push(path) = i;
+        if (start < 0 && s->kind == BW_SLOT_APPLY && s->replay_mv)
             prog->start_mv = s;
         i = s->next;
     }
-    prog->phase1_start = i;
+    prog->phase1_start = start < 0 ? i : start;
+    prog->image_end = i;
+    prog->image_path = (const int *)path->elts;
+    prog->image_npath = path->nelts;
     /* the image is sized for what comes after it, and knows which of
      * its names every TX:/regex/ target selects */
     im = bw_coll_image(f->p, tx, tx_beyond_image(f, tx, sels));

@@ -232,8 +232,16 @@ struct bw_program_s {
     int **src_slots;                 /* per source: the slots it needs (need != 0) */
     int *src_nslots;
     /* folded (bw_fold.c): phase 1 starts at phase1_start with TX loaded
-     * from tx_image (and MATCHED_VAR from start_mv's) */
+     * from tx_image (and MATCHED_VAR from start_mv's). The image also
+     * holds the TX changes of the APPLY slots from phase1_start to
+     * image_end, past rules that neither read nor write TX: there they
+     * only set MATCHED_VAR. image_path: every APPLY slot whose changes
+     * the image holds, in order (to rebuild TX if one of those rules
+     * adds TX:MSC_PCRE_LIMITS_EXCEEDED after all). */
     int phase1_start;
+    int image_end;
+    const int *image_path;
+    int image_npath;
     const bw_coll_image_t *tx_image;
     const bw_slot_t *start_mv;
     int folded, dead;            /* decided and unreachable slots, all phases */

@@ -108,6 +108,41 @@ static bw_str_t tx_hash_key(void *host)
     return bw_tx_hash_key(host);
 }
 
+/* An operator hit a PCRE2 limit: TX:MSC_PCRE_LIMITS_EXCEEDED. Running
+ * phase 1 below img_end, TX already holds the changes of the decided
+ * slots ahead (bw_fold.c: phase1_image); a new key goes before theirs,
+ * as in the unfolded program, so TX is built again in that order (rare:
+ * the rules there are few and seldom run PCRE2 at all). */
+static void limit_hit(bw_tx_t *tx)
+{
+    static const bw_str_t name = { "MSC_PCRE_LIMITS_EXCEEDED", 24 };
+    const bw_program_t *prog = tx->prog;
+    const bw_code_t *code = &prog->code[BW_PHASE_REQUEST_HEADERS];
+    int k, j, set = 0;
+    if (tx->cur_phase != BW_PHASE_REQUEST_HEADERS || tx->step >= tx->img_end
+        || bw_coll_get(tx->tx_coll, name)) {
+        bw_coll_set(tx->pool, tx->tx_coll, name, bw_str_make("1"));
+        return;
+    }
+    bw_coll_clear(tx->pool, tx->tx_coll);
+    for (k = 0; k < prog->image_npath; k++) {
+        const bw_slot_t *s = &code->slots[prog->image_path[k]];
+        if (!set && prog->image_path[k] > tx->step) {
+            bw_coll_set(tx->pool, tx->tx_coll, name, bw_str_make("1"));
+            set = 1;
+        }
+        for (j = 0; j < s->nfx; j++) {
+            if (s->fx[j].unset)
+                bw_coll_remove(tx->tx_coll, &s->fx[j].key);
+            else
+                bw_coll_put(tx->pool, tx->tx_coll, &s->fx[j].key, s->fx[j].value,
+                            BW_COLL_KEEP_NAME | BW_COLL_KEEP_VALUE);
+        }
+    }
+    if (!set)
+        bw_coll_set(tx->pool, tx->tx_coll, name, bw_str_make("1"));
+}
+
 /* 1 match, 0 no match, -1 error (logged). */
 static int run_op(bw_tx_t *tx, const bw_rule_t *r, const bw_op_t *op, const bw_varval_t *v,
                   bw_str_t value, bw_op_run_t *run)
@@ -145,7 +180,7 @@ static int run_op(bw_tx_t *tx, const bw_rule_t *r, const bw_op_t *op, const bw_v
         if (run->error)
             run->error = with_var_name(tx, run->error, v);
         if (run->limit_hit)
-            bw_coll_set(tx->pool, tx->tx_coll, bw_str_make("MSC_PCRE_LIMITS_EXCEEDED"), bw_str_make("1"));
+            limit_hit(tx);
         bw_tx_log_message(tx, 0, "Rule %s [file \"%s\"] [line \"%d\"]: operator @%s failed: %s",
                           h->id_str ? h->id_str : "-", r->file, r->line, op->def->name,
                           run->error ? run->error : "error");
@@ -720,12 +755,13 @@ static int run_chain(bw_tx_t *tx, const bw_crule_t *starter)
     return 1;
 }
 
-/* A folded slot that matches: its TX changes, computed at start-up, and
- * MATCHED_VAR as the match would have left it. */
-static void apply_slot(bw_tx_t *tx, const bw_slot_t *s)
+/* A folded slot that matches: its TX changes, computed at start-up
+ * (unless TX holds them already: imaged), and MATCHED_VAR as the match
+ * would have left it. */
+static void apply_slot(bw_tx_t *tx, const bw_slot_t *s, int imaged)
 {
     int k;
-    for (k = 0; k < s->nfx; k++) {
+    for (k = 0; k < s->nfx && !imaged; k++) {
         if (s->fx[k].unset)
             bw_coll_remove(tx->tx_coll, &s->fx[k].key);
         else   /* the program's strings outlive the transaction */
@@ -747,9 +783,10 @@ static int phase1_start(bw_tx_t *tx)
     if (!prog->tx_image || tx->tx_coll->order->nelts)
         return 0;
     bw_coll_load_image(tx->pool, tx->tx_coll, prog->tx_image);
+    tx->img_end = prog->image_end;
     if (prog->start_mv)
         apply_slot(tx, &(bw_slot_t){ .replay_mv = 1, .has_mv = prog->start_mv->has_mv,
-                                     .mv = prog->start_mv->mv });
+                                     .mv = prog->start_mv->mv }, 0);
     return prog->phase1_start;
 }
 
@@ -844,7 +881,7 @@ steps(bw_tx_t *tx, int phase, int i, const bw_tx_mphase_t *mp, uint64_t *reached
         if (st->kind == BW_SLOT_APPLY) {
             if (on)
                 COUNT(1);
-            apply_slot(tx, &code->slots[i]);
+            apply_slot(tx, &code->slots[i], i < tx->img_end);
             i = st->next;
             continue;
         }
@@ -866,6 +903,7 @@ steps(bw_tx_t *tx, int phase, int i, const bw_tx_mphase_t *mp, uint64_t *reached
             i++;
             continue;
         }
+        tx->step = i;
         rc = timed ? timed_chain(tx, code, i, mp) : run_chain(tx, code->slots[i].cr);
         tx->cur_rule = NULL;
         if (on) {
@@ -931,8 +969,11 @@ int bw_tx_exec_phase(bw_tx_t *tx, int phase)
     int start, rc;
     tx->cur_phase = phase;
     start = phase == BW_PHASE_REQUEST_HEADERS ? phase1_start(tx) : 0;
-    if (!tx->metrics)
-        return run_steps(tx, phase, start);
+    if (!tx->metrics) {
+        rc = run_steps(tx, phase, start);
+        tx->img_end = 0;
+        return rc;
+    }
     bw_tx_metrics_phase(tx, phase, &mp);
     if (mp.on) {
         t0 = mono_ns();
@@ -941,6 +982,7 @@ int bw_tx_exec_phase(bw_tx_t *tx, int phase)
     rc = !mp.on ? run_steps(tx, phase, start)
          : mp.ctr->shared ? run_steps_shared(tx, phase, start, &mp, &reached)
                          : run_steps_owned(tx, phase, start, &mp, &reached);
+    tx->img_end = 0;
     if (mp.on) {
         bw_metrics_add(mp.ctr, &mp.ctr->phase_ns[phase], mono_ns() - t0);
         bw_metrics_add(mp.ctr, &mp.ctr->phase_runs[phase], 1);

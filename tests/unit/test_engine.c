@@ -765,6 +765,82 @@ START_TEST(test_pcre_limit_fails_closed_after_rule_set)
 }
 END_TEST
 
+/* TX in order, "name=value;" each (unset names left out). */
+static const char *tx_listing(bw_tx_t *tx)
+{
+    const apr_array_header_t *o = tx->tx_coll->order;
+    const char *out = "";
+    int i;
+    for (i = 0; i < o->nelts; i++) {
+        const bw_kv_t *kv = ((bw_kv_t **)o->elts)[i];
+        if (kv->name.data)
+            out = apr_psprintf(pool, "%s%.*s=%.*s;", out, (int)kv->name.len, kv->name.data,
+                               (int)kv->value.len, kv->value.data);
+    }
+    return out;
+}
+
+/* Phase 1's TX image reaches past rules that neither read nor write TX
+ * (bulwark.conf-recommended's body processors before crs-setup.conf):
+ * the decided slots after them only replay MATCHED_VAR. Such a rule may
+ * still add TX:MSC_PCRE_LIMITS_EXCEEDED (a back-reference: PCRE2 runs,
+ * and hits SecPcreMatchLimit on "aaa…!"); TX must then list it before the
+ * keys the later slots set, as the unfolded program does. */
+START_TEST(test_image_past_neutral_rules)
+{
+    static const char *const probes[] = {
+        "", "X-One: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!",
+        "X-Two: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!",
+        "X-One: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!\nX-Two: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!",
+    };
+    /* zero is unset by rule 5: its place stays, unlisted */
+    static const char *const first[] = { "first=1;second=2;",
+                                         "MSC_PCRE_LIMITS_EXCEEDED=1;first=1;second=2;",
+                                         "first=1;MSC_PCRE_LIMITS_EXCEEDED=1;second=2;",
+                                         "MSC_PCRE_LIMITS_EXCEEDED=1;first=1;second=2;" };
+    const char *rules =
+        "SecRuleEngine On\n"
+        "SecPcreMatchLimit 1000\n"
+        "SecAction \"id:1,phase:1,pass,nolog,setvar:tx.zero=0\"\n"
+        "SecRule REQUEST_HEADERS:X-One \"@rx (a|aa)+\\1$\" "
+        "\"id:2,phase:1,pass,nolog,ctl:requestBodyProcessor=JSON\"\n"
+        "SecAction \"id:3,phase:1,pass,nolog,setvar:tx.first=1\"\n"
+        "SecRule REQUEST_HEADERS:X-Two \"@rx (a|aa)+\\1$\" \"id:4,phase:1,pass,nolog\"\n"
+        "SecAction \"id:5,phase:1,pass,nolog,setvar:tx.second=2,setvar:!tx.zero\"\n"
+        "SecRule REQUEST_HEADERS:Host \"@rx (.*)\" "
+        "\"id:6,phase:1,pass,nolog,capture,setvar:tx.host=%{tx.1}\"\n";
+    const char *path = rule_file(rules);
+    bw_config_t *cfg = bw_config_create(pool);
+    bw_program_t *prog[2];
+    char *err = NULL;
+    unsigned k, q;
+    ck_assert_ptr_null(bw_config_load_file(cfg, path));
+    unlink(path);
+    for (k = 0; k < 2; k++) {
+        prog[k] = bw_program_build_ex(pool, NULL, cfg, k ? BW_PROG_NO_FOLD : 0, &err);
+        ck_assert_msg(prog[k] != NULL, "%s", err ? err : "?");
+    }
+    /* the image starts at rule 2 and holds rules 3 and 5's changes */
+    ck_assert_int_eq(prog[0]->phase1_start, 1);
+    ck_assert_int_eq(prog[0]->image_end, 5);
+    for (q = 0; q < 4; q++) {
+        const char *hdrs = apr_pstrcat(pool, "Host: example.org", *probes[q] ? "\n" : "",
+                                       probes[q], NULL);
+        const char *got[2];
+        for (k = 0; k < 2; k++) {
+            bw_intervention_t iv;
+            bw_tx_t *tx = request(prog[k], "GET", "/", hdrs);
+            ck_assert_int_eq(bw_tx_run_phase(tx, 1, &iv), 0);
+            got[k] = tx_listing(tx);
+        }
+        ck_assert_msg(!strcmp(got[0], got[1]), "probe %u: folded %s, unfolded %s", q, got[0],
+                      got[1]);
+        ck_assert_msg(!strncmp(got[0], first[q], strlen(first[q])), "probe %u: %s", q, got[0]);
+        ck_assert_msg(strstr(got[0], "host=example.org;") != NULL, "%s", got[0]);
+    }
+}
+END_TEST
+
 /* <IfModule> in files the CLI reads, as httpd reads them with Bulwark
  * loaded: Bulwark's names are there, any other module is not, "!" negates,
  * sections nest; an unclosed or stray section is an error with the file. */
@@ -1151,6 +1227,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_operator_gates);
     tcase_add_test(tc, test_scan_cache_prune);
     tcase_add_test(tc, test_pcre_limit_fails_closed_after_rule_set);
+    tcase_add_test(tc, test_image_past_neutral_rules);
     tcase_add_test(tc, test_external_programs_startup);
     tcase_add_test(tc, test_external_programs_run);
     tcase_add_test(tc, test_rsub_streams);
