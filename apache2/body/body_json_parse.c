@@ -7,7 +7,10 @@
  * (0x20-0x7f but '"' and '\\') are skipped 16 at a time with SSE2 where
  * the build has it; escapes and UTF-8 sequences are checked one by one.
  * Strings without escapes are handed out in place; the others are decoded
- * into one buffer reused for every string.
+ * into one buffer reused for every string. The tokens most of a document
+ * is made of (a comma, a key and its colon, a string or number value in
+ * the state that wants it) skip the general lexer and parser switches
+ * (run); the lexer's pieces are inlined into it.
  *
  * yajl's behaviour kept on purpose, as the oracle tests check it:
  *   - whitespace is also \v and \f; top-level scalars are documents;
@@ -132,7 +135,7 @@ static tok_t lex_fail(bw_jp_t *jp, const char *why)
 }
 
 /* The first byte from p on that is not plain, or end. */
-static const uchar *skip_plain(const uchar *p, const uchar *end)
+static inline __attribute__((always_inline)) const uchar *skip_plain(const uchar *p, const uchar *end)
 {
 #if defined(__SSE2__)
     const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\');
@@ -156,7 +159,7 @@ static const uchar *skip_plain(const uchar *p, const uchar *end)
 
 /* A string from its opening quote q: T_STRING, T_MORE (cut: jp->resume
  * says where to go on) or T_ERROR (jp->error set). */
-static tok_t lex_string(bw_jp_t *jp, const uchar *q, const uchar *end, lexed_t *t)
+static inline __attribute__((always_inline)) tok_t lex_string(bw_jp_t *jp, const uchar *q, const uchar *end, lexed_t *t)
 {
     const uchar *p = q + (jp->resume ? jp->resume : 1);
     int escapes = jp->resume ? jp->escapes : 0;
@@ -218,11 +221,35 @@ cut:
 
 /* A number from q (a '-' or a digit) in yajl's form: T_NUMBER, T_MORE
  * (cut: jp->resume and jp->num say where it stopped) or T_ERROR. */
-static tok_t lex_number(bw_jp_t *jp, const uchar *q, const uchar *end, lexed_t *t)
+static inline __attribute__((always_inline)) tok_t lex_number(bw_jp_t *jp, const uchar *q, const uchar *end, lexed_t *t)
 {
     const uchar *p = q + jp->resume;
     num_t st = jp->resume ? jp->num : N_BEGIN;
 #define DIGIT(c) ((c) >= '0' && (c) <= '9')
+    if (!jp->resume) {
+        /* most numbers, whole in the chunk: -?(0|[1-9][0-9]*)(.[0-9]+)?
+         * and a byte that ends them; anything else (an exponent, an
+         * error, the end of the chunk) is read by the states below */
+        const uchar *r = q + (*q == '-');
+        if (r < end && *r >= '1' && *r <= '9')
+            while (++r < end && DIGIT(*r))
+                ;
+        else if (r < end && *r == '0')
+            r++;
+        else
+            r = NULL;
+        if (r && r < end && *r == '.') {
+            if (r + 1 < end && DIGIT(r[1]))
+                for (r += 2; r < end && DIGIT(*r); r++)
+                    ;
+            else
+                r = NULL;
+        }
+        if (r && r < end && *r != 'e' && *r != 'E') {
+            t->end = r;
+            return T_NUMBER;
+        }
+    }
     for (;;) {
         if (p == end) {
             jp->resume = (size_t)(p - q);
@@ -414,7 +441,7 @@ static void content(bw_jp_t *jp, const lexed_t *t, const char **s, size_t *len)
 }
 
 /* A value's token in a state that wants one: 0, or -1. */
-static int value(bw_jp_t *jp, tok_t tok, const lexed_t *t, const uchar *start)
+static inline __attribute__((always_inline)) int value(bw_jp_t *jp, tok_t tok, const lexed_t *t, const uchar *start)
 {
     const bw_jp_events_t *ev = jp->ev;
     const char *s;
@@ -456,7 +483,7 @@ static int value(bw_jp_t *jp, tok_t tok, const lexed_t *t, const uchar *start)
 }
 
 /* One token in the current state: 0, or -1. */
-static int step(bw_jp_t *jp, tok_t tok, const lexed_t *t, const uchar *start)
+static inline __attribute__((always_inline)) int step(bw_jp_t *jp, tok_t tok, const lexed_t *t, const uchar *start)
 {
     const char *s;
     size_t len;
@@ -513,7 +540,13 @@ static int step(bw_jp_t *jp, tok_t tok, const lexed_t *t, const uchar *start)
 }
 
 /* The tokens of [buf, buf + len): how many bytes were used (the rest is a
- * cut token), or -1. */
+ * cut token), or -1.
+ *
+ * Most tokens of a document are a key, its colon, a value and a comma,
+ * each in the one state that takes it: those go straight to what step()
+ * would do with them (a comma, a key and the colon right after it, a
+ * string or number value); any other token, or one of those in another
+ * state, goes the general way (lex, step), which decides its error. */
 static long run(bw_jp_t *jp, const uchar *buf, size_t len)
 {
     const uchar *p = buf, *end = buf + len;
@@ -525,6 +558,52 @@ static long run(bw_jp_t *jp, const uchar *buf, size_t len)
             p++;
         if (p == end)
             return (long)len;
+        switch (jp->state) {
+        case ST_MAP_NEXT:
+            if (*p != ',')
+                break;
+            jp->state = ST_MAP_KEY;
+            p++;
+            continue;
+        case ST_ARR_NEXT:
+            if (*p != ',')
+                break;
+            jp->state = ST_ARR_VALUE;
+            p++;
+            continue;
+        case ST_MAP_FIRST:
+        case ST_MAP_KEY:
+            if (*p != '"')
+                break;
+            tok = lex_string(jp, p, end, &t);
+            if (tok == T_MORE)
+                return (long)(p - buf);
+            if (tok == T_ERROR || step(jp, tok, &t, p) < 0)
+                return -1;
+            p = t.end;
+            if (p < end && *p == ':') {
+                jp->state = ST_MAP_VALUE;
+                p++;
+            }
+            continue;
+        case ST_MAP_VALUE:
+        case ST_ARR_VALUE:
+        case ST_ARR_FIRST:
+            if (*p == '"')
+                tok = lex_string(jp, p, end, &t);
+            else if (*p == '-' || (*p >= '0' && *p <= '9'))
+                tok = lex_number(jp, p, end, &t);
+            else
+                break;
+            if (tok == T_MORE)
+                return (long)(p - buf);
+            if (tok == T_ERROR || value(jp, tok, &t, p) < 0)
+                return -1;
+            p = t.end;
+            continue;
+        default:
+            break;
+        }
         done = jp->state == ST_DONE;
         tok = lex(jp, p, end, &t);
         if (tok == T_MORE)
