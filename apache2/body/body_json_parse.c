@@ -539,14 +539,18 @@ static inline __attribute__((always_inline)) int step(bw_jp_t *jp, tok_t tok, co
     }
 }
 
+/* A string or a number starts with c (the values the fast path reads). */
+#define STARTS_VALUE(c) ((c) == '"' || (c) == '-' || ((c) >= '0' && (c) <= '9'))
+
 /* The tokens of [buf, buf + len): how many bytes were used (the rest is a
  * cut token), or -1.
  *
  * Most tokens of a document are a key, its colon, a value and a comma,
  * each in the one state that takes it: those go straight to what step()
  * would do with them (a comma, a key and the colon right after it, a
- * string or number value); any other token, or one of those in another
- * state, goes the general way (lex, step), which decides its error. */
+ * string or number value), and from one to the next when no space is
+ * between them; any other token, or one of those in another state, goes
+ * the general way (lex, step), which decides its error. */
 static long run(bw_jp_t *jp, const uchar *buf, size_t len)
 {
     const uchar *p = buf, *end = buf + len;
@@ -563,43 +567,50 @@ static long run(bw_jp_t *jp, const uchar *buf, size_t len)
             if (*p != ',')
                 break;
             jp->state = ST_MAP_KEY;
-            p++;
+            if (++p < end && *p == '"')
+                goto key;
             continue;
         case ST_ARR_NEXT:
             if (*p != ',')
                 break;
             jp->state = ST_ARR_VALUE;
-            p++;
+            if (++p < end && STARTS_VALUE(*p))
+                goto value;
             continue;
         case ST_MAP_FIRST:
         case ST_MAP_KEY:
             if (*p != '"')
                 break;
+        key:
             tok = lex_string(jp, p, end, &t);
             if (tok == T_MORE)
                 return (long)(p - buf);
             if (tok == T_ERROR || step(jp, tok, &t, p) < 0)
                 return -1;
             p = t.end;
-            if (p < end && *p == ':') {
-                jp->state = ST_MAP_VALUE;
-                p++;
-            }
+            if (p == end || *p != ':')
+                continue;
+            jp->state = ST_MAP_VALUE;
+            if (++p < end && STARTS_VALUE(*p))
+                goto value;
             continue;
         case ST_MAP_VALUE:
         case ST_ARR_VALUE:
         case ST_ARR_FIRST:
-            if (*p == '"')
-                tok = lex_string(jp, p, end, &t);
-            else if (*p == '-' || (*p >= '0' && *p <= '9'))
-                tok = lex_number(jp, p, end, &t);
-            else
+            if (!STARTS_VALUE(*p))
                 break;
+        value:
+            tok = *p == '"' ? lex_string(jp, p, end, &t) : lex_number(jp, p, end, &t);
             if (tok == T_MORE)
                 return (long)(p - buf);
             if (tok == T_ERROR || value(jp, tok, &t, p) < 0)
                 return -1;
             p = t.end;
+            if (p < end && *p == ',' && jp->state == ST_MAP_NEXT) {
+                jp->state = ST_MAP_KEY;
+                if (++p < end && *p == '"')
+                    goto key;
+            }
             continue;
         default:
             break;
