@@ -787,15 +787,10 @@ static void phase1_image(fold_t *f)
         }
         if (s->kind != BW_SLOT_NOP && s->kind != BW_SLOT_APPLY)
             break;
-        for (k = 0; s->kind == BW_SLOT_APPLY && k < s->nfx; k++) {
-            if (s->fx[k].unset)
-                bw_coll_remove(tx, &s->fx[k].key);
-            else
-                bw_coll_put(f->p, tx, &s->fx[k].key, s->fx[k].value,
-                            BW_COLL_KEEP_NAME | BW_COLL_KEEP_VALUE);
-        }
-        if (s->kind == BW_SLOT_APPLY && s->nfx)
+        if (s->kind == BW_SLOT_APPLY && s->nfx) {
+            bw_slot_apply_fx(f->p, tx, s);
             *(int *)apr_array_push(path) = i;
+        }
         if (start < 0 && s->kind == BW_SLOT_APPLY && s->replay_mv)
             prog->start_mv = s;
         i = s->next;

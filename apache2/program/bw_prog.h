@@ -166,6 +166,20 @@ typedef struct bw_slot_s {
     bw_varval_t mv;
 } bw_slot_t;
 
+/* An APPLY slot's TX changes, in order, into c (the program's strings are
+ * kept as they are: they outlive every transaction). */
+static inline void bw_slot_apply_fx(apr_pool_t *p, bw_coll_t *c, const bw_slot_t *s)
+{
+    int k;
+    for (k = 0; k < s->nfx; k++) {
+        if (s->fx[k].unset)
+            bw_coll_remove(c, &s->fx[k].key);
+        else
+            bw_coll_put(p, c, &s->fx[k].key, s->fx[k].value,
+                        BW_COLL_KEEP_NAME | BW_COLL_KEEP_VALUE);
+    }
+}
+
 /* The executor's walk of a phase: one small entry per slot (built last,
  * bw_compile.c), so that passing the rules the folding decided or the scan
  * rules out (most of them in CRS) reads a step and its skip refs, not the

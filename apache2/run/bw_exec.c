@@ -108,6 +108,21 @@ static bw_str_t tx_hash_key(void *host)
     return bw_tx_hash_key(host);
 }
 
+/* The slot of phase 1 below img_end whose rule is running, or -1. */
+static int imaged_slot_running(const bw_tx_t *tx)
+{
+    const bw_program_t *prog = tx->prog;
+    const bw_code_t *code = &prog->code[BW_PHASE_REQUEST_HEADERS];
+    int j;
+    if (tx->cur_phase != BW_PHASE_REQUEST_HEADERS || !tx->cur_rule)
+        return -1;
+    for (j = prog->phase1_start; j < tx->img_end; j++)
+        if (code->slots[j].kind == BW_SLOT_RUN
+            && code->slots[j].cr->r == tx->cur_rule->chain_head)
+            return j;
+    return -1;
+}
+
 /* An operator hit a PCRE2 limit: TX:MSC_PCRE_LIMITS_EXCEEDED. Running
  * phase 1 below img_end, TX already holds the changes of the decided
  * slots ahead (bw_fold.c: phase1_image); a new key goes before theirs,
@@ -118,29 +133,17 @@ static void limit_hit(bw_tx_t *tx)
     static const bw_str_t name = { "MSC_PCRE_LIMITS_EXCEEDED", 24 };
     const bw_program_t *prog = tx->prog;
     const bw_code_t *code = &prog->code[BW_PHASE_REQUEST_HEADERS];
-    int k, j, set = 0;
-    if (tx->cur_phase != BW_PHASE_REQUEST_HEADERS || tx->step >= tx->img_end
-        || bw_coll_get(tx->tx_coll, name)) {
+    int k, at;
+    if (bw_coll_get(tx->tx_coll, name) || (at = imaged_slot_running(tx)) < 0) {
         bw_coll_set(tx->pool, tx->tx_coll, name, bw_str_make("1"));
         return;
     }
     bw_coll_clear(tx->pool, tx->tx_coll);
-    for (k = 0; k < prog->image_npath; k++) {
-        const bw_slot_t *s = &code->slots[prog->image_path[k]];
-        if (!set && prog->image_path[k] > tx->step) {
-            bw_coll_set(tx->pool, tx->tx_coll, name, bw_str_make("1"));
-            set = 1;
-        }
-        for (j = 0; j < s->nfx; j++) {
-            if (s->fx[j].unset)
-                bw_coll_remove(tx->tx_coll, &s->fx[j].key);
-            else
-                bw_coll_put(tx->pool, tx->tx_coll, &s->fx[j].key, s->fx[j].value,
-                            BW_COLL_KEEP_NAME | BW_COLL_KEEP_VALUE);
-        }
-    }
-    if (!set)
-        bw_coll_set(tx->pool, tx->tx_coll, name, bw_str_make("1"));
+    for (k = 0; k < prog->image_npath && prog->image_path[k] < at; k++)
+        bw_slot_apply_fx(tx->pool, tx->tx_coll, &code->slots[prog->image_path[k]]);
+    bw_coll_set(tx->pool, tx->tx_coll, name, bw_str_make("1"));
+    for (; k < prog->image_npath; k++)
+        bw_slot_apply_fx(tx->pool, tx->tx_coll, &code->slots[prog->image_path[k]]);
 }
 
 /* 1 match, 0 no match, -1 error (logged). */
@@ -760,14 +763,8 @@ static int run_chain(bw_tx_t *tx, const bw_crule_t *starter)
  * would have left it. */
 static void apply_slot(bw_tx_t *tx, const bw_slot_t *s, int imaged)
 {
-    int k;
-    for (k = 0; k < s->nfx && !imaged; k++) {
-        if (s->fx[k].unset)
-            bw_coll_remove(tx->tx_coll, &s->fx[k].key);
-        else   /* the program's strings outlive the transaction */
-            bw_coll_put(tx->pool, tx->tx_coll, &s->fx[k].key, s->fx[k].value,
-                        BW_COLL_KEEP_NAME | BW_COLL_KEEP_VALUE);
-    }
+    if (!imaged)
+        bw_slot_apply_fx(tx->pool, tx->tx_coll, s);
     if (s->replay_mv) {
         tx->matched_var = s->mv;
         tx->has_matched_var = s->has_mv;
@@ -903,7 +900,6 @@ steps(bw_tx_t *tx, int phase, int i, const bw_tx_mphase_t *mp, uint64_t *reached
             i++;
             continue;
         }
-        tx->step = i;
         rc = timed ? timed_chain(tx, code, i, mp) : run_chain(tx, code->slots[i].cr);
         tx->cur_rule = NULL;
         if (on) {
@@ -968,12 +964,10 @@ int bw_tx_exec_phase(bw_tx_t *tx, int phase)
     uint64_t t0 = 0, reached = 0;
     int start, rc;
     tx->cur_phase = phase;
+    tx->img_end = 0;   /* phase1_start sets it when it loads the image */
     start = phase == BW_PHASE_REQUEST_HEADERS ? phase1_start(tx) : 0;
-    if (!tx->metrics) {
-        rc = run_steps(tx, phase, start);
-        tx->img_end = 0;
-        return rc;
-    }
+    if (!tx->metrics)
+        return run_steps(tx, phase, start);
     bw_tx_metrics_phase(tx, phase, &mp);
     if (mp.on) {
         t0 = mono_ns();
@@ -982,7 +976,6 @@ int bw_tx_exec_phase(bw_tx_t *tx, int phase)
     rc = !mp.on ? run_steps(tx, phase, start)
          : mp.ctr->shared ? run_steps_shared(tx, phase, start, &mp, &reached)
                          : run_steps_owned(tx, phase, start, &mp, &reached);
-    tx->img_end = 0;
     if (mp.on) {
         bw_metrics_add(mp.ctr, &mp.ctr->phase_ns[phase], mono_ns() - t0);
         bw_metrics_add(mp.ctr, &mp.ctr->phase_runs[phase], 1);

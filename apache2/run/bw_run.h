@@ -230,7 +230,6 @@ struct bw_tx_s {
     int skip_count;
     int persisted;
     int cur_phase;
-    int step;                          /* the slot the executor is running */
     int img_end;                       /* phase 1: slots below it are in TX already
                                         * (bw_program_t's image_end), or 0 */
     struct bw_src_state_s *src;        /* per program source: its values (bw_values.c),
