@@ -91,7 +91,6 @@ static void check(apr_pool_t *p, const bw_matcher_t *m, dpat_t *pats, int n, bw_
                 d->example = bw_str_n(apr_pmemdup(p, s.data, s.len), s.len);
         } else if (rc != PCRE2_ERROR_NOMATCH) {
             /* a limit: PCRE2 cannot say, either answer of the scan is one */
-            truth[d->bit / 64] |= bit;
             unsure[d->bit / 64] |= bit;
         }
     }
