@@ -20,6 +20,16 @@ static int digit(char c)
     return c >= '0' && c <= '9';
 }
 
+/* A number's text that the short way cannot take: strtod, out of the
+ * usual path (its buffer would make every call set up a stack frame). */
+static __attribute__((noinline)) double long_number(bw_str_t t)
+{
+    char buf[NUM_TEXT_MAX];
+    memcpy(buf, t.data, t.len);
+    buf[t.len] = '\0';
+    return strtod(buf, NULL);
+}
+
 /* The number a JSON number's text says. Up to 15 significant digits and no
  * exponent (prices, counts: nearly every number a body carries) it is the
  * digits as an integer divided by a power of ten, both exact in a double,
@@ -29,9 +39,8 @@ int oas_number(bw_str_t t, double *num, unsigned *type)
 {
     static const double pow10[] = { 1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
                                     1e11, 1e12, 1e13, 1e14, 1e15 };
-    char buf[NUM_TEXT_MAX];
     size_t i = 0;
-    int integral = 1, neg = 0, digits = 0, frac = 0, exp = 0;
+    int integral = 1, neg = 0, digits = 0, frac = 0, exp = 0, frac_nonzero = 0;
     uint64_t mant = 0;
     if (!t.len || t.len >= NUM_TEXT_MAX)
         return 0;
@@ -50,9 +59,11 @@ int oas_number(bw_str_t t, double *num, unsigned *type)
         integral = 0;
         if (++i >= t.len || !digit(t.data[i]))
             return 0;
-        for (; i < t.len && digit(t.data[i]); i++, frac++)
+        for (; i < t.len && digit(t.data[i]); i++, frac++) {
+            frac_nonzero |= t.data[i] != '0';
             if (digits + frac < 19)
                 mant = mant * 10 + (uint64_t)(t.data[i] - '0');
+        }
     }
     if (i < t.len && (t.data[i] == 'e' || t.data[i] == 'E')) {
         integral = 0;
@@ -71,14 +82,14 @@ int oas_number(bw_str_t t, double *num, unsigned *type)
         *num = (double)mant / pow10[frac];
         if (neg)
             *num = -*num;
+        /* 1.0 is an integer to JSON Schema */
+        integral |= !frac_nonzero;
     } else {
-        memcpy(buf, t.data, t.len);
-        buf[t.len] = '\0';
-        *num = strtod(buf, NULL);
+        *num = long_number(t);
+        /* and so is 1e2 */
+        if (!integral && isfinite(*num) && *num == floor(*num))
+            integral = 1;
     }
-    /* 1.0 and 1e2 are integers to JSON Schema */
-    if (!integral && isfinite(*num) && *num == floor(*num))
-        integral = 1;
     *type = OAS_T_NUM | (integral ? OAS_T_INT : 0);
     return 1;
 }
@@ -373,8 +384,9 @@ static int lit_equal(const oas_lit_t *l, const oas_value_t *v)
     return l->type == OAS_T_NULL || bw_str_eq(l->text, v->text);
 }
 
-static const char *check_string(apr_pool_t *p, const oas_schema_t *s, const oas_value_t *v,
-                                pcre2_match_data *md, pcre2_match_context *mctx)
+/* What a string breaks first (OAS_X_), or OAS_PASS. */
+static int string_fault(const oas_schema_t *s, const oas_value_t *v, pcre2_match_data *md,
+                        pcre2_match_context *mctx, int *rc)
 {
     /* a character is one to four bytes: count them only when the byte
      * length alone cannot decide */
@@ -382,67 +394,105 @@ static const char *check_string(apr_pool_t *p, const oas_schema_t *s, const oas_
         || (s->min_len >= 0 && v->text.len < 4 * (size_t)s->min_len)) {
         size_t n = code_points(v->text);
         if (s->min_len >= 0 && n < (size_t)s->min_len)
-            return why(p, "shorter than minLength %ld", s->min_len);
+            return OAS_X_MIN_LEN;
         if (s->max_len >= 0 && n > (size_t)s->max_len)
-            return why(p, "longer than maxLength %ld", s->max_len);
+            return OAS_X_MAX_LEN;
     }
-    if (s->format != OAS_F_NONE && s->format < OAS_F_INT32 && !oas_format_check(s->format, v->text))
-        return why(p, "not a valid %s", format_name(s->format));
-    if (s->format == OAS_F_BYTE && !oas_format_check(s->format, v->text))
-        return "not valid base64 (format byte)";
+    if (s->format != OAS_F_NONE && (s->format < OAS_F_INT32 || s->format == OAS_F_BYTE)
+        && !oas_format_check(s->format, v->text))
+        return OAS_X_FORMAT;
     if (s->pattern) {
         /* the pattern was compiled with PCRE2_MATCH_INVALID_UTF, so the
          * JIT's fast entry (no checks of the subject) is as exact */
-        int rc = (s->pattern_jit ? pcre2_jit_match : pcre2_match)(
+        *rc = (s->pattern_jit ? pcre2_jit_match : pcre2_match)(
             s->pattern, (PCRE2_SPTR)v->text.data, v->text.len, 0, 0, md, mctx);
-        if (rc == PCRE2_ERROR_NOMATCH)
-            return why(p, "does not match pattern %s", s->pattern_src);
-        if (rc < 0)
-            return why(p, "pattern %s could not be matched (PCRE2 error %d)",
-                                s->pattern_src, rc);
+        if (*rc < 0)
+            return OAS_X_PATTERN;
     }
-    return NULL;
+    return OAS_PASS;
 }
 
-static const char *check_number(apr_pool_t *p, const oas_schema_t *s, const oas_value_t *v)
+/* What a number breaks first (OAS_X_), or OAS_PASS. */
+static int number_fault(const oas_schema_t *s, const oas_value_t *v)
 {
     double x = v->num;
     if (s->has_min && (s->excl_min ? x <= s->min : x < s->min))
-        return why(p, "%s %s", s->excl_min ? "not above the exclusive minimum" : "below the minimum",
-                   p ? num_text(p, s->min) : "");
+        return OAS_X_MIN;
     if (s->has_max && (s->excl_max ? x >= s->max : x > s->max))
-        return why(p, "%s %s", s->excl_max ? "not below the exclusive maximum" : "above the maximum",
-                   p ? num_text(p, s->max) : "");
+        return OAS_X_MAX;
     if (s->multiple_of > 0) {
         double q = x / s->multiple_of;
         if (!isfinite(q) || fabs(q - nearbyint(q)) > 1e-9 * fmax(1.0, fabs(q)))
-            return why(p, "not a multiple of %s", p ? num_text(p, s->multiple_of) : "");
+            return OAS_X_MULTIPLE;
     }
     if (s->format == OAS_F_INT32 && (!(v->type & OAS_T_INT) || x < -2147483648.0 || x > 2147483647.0))
-        return "not a 32-bit integer (format int32)";
+        return OAS_X_FORMAT;
     if (s->format == OAS_F_INT64 && (!(v->type & OAS_T_INT) || x < -9223372036854775808.0
                                      || x >= 9223372036854775808.0))
-        return "not a 64-bit integer (format int64)";
-    return NULL;
+        return OAS_X_FORMAT;
+    return OAS_PASS;
 }
 
-const char *oas_check_scalar(apr_pool_t *p, const oas_schema_t *s, const oas_value_t *v,
-                             pcre2_match_data *md, pcre2_match_context *mctx)
+int oas_scalar_fault(const oas_schema_t *s, const oas_value_t *v, pcre2_match_data *md,
+                     pcre2_match_context *mctx, int *rc)
 {
     int i;
     if (!(s->types & v->type))
-        return why(p, "expected %s, got %s", p ? oas_type_names(p, s->types) : "",
-                   p ? oas_type_names(p, v->type & OAS_T_INT ? OAS_T_INT : v->type) : "");
+        return OAS_X_TYPE;
     if (s->n_lits >= 0) {
         for (i = 0; i < s->n_lits; i++)
             if (lit_equal(&s->lits[i], v))
                 break;
         if (i == s->n_lits)
-            return s->n_lits == 1 ? "not the constant the schema allows" : "not one of the enum values";
+            return OAS_X_ENUM;
     }
     if (v->type == OAS_T_STR)
-        return check_string(p, s, v, md, mctx);
+        return string_fault(s, v, md, mctx, rc);
     if (v->type & OAS_T_NUM)
-        return check_number(p, s, v);
-    return NULL;
+        return number_fault(s, v);
+    return OAS_PASS;
+}
+
+/* The reason for a fault, as the description would say it. */
+static const char *fault_reason(apr_pool_t *p, const oas_schema_t *s, const oas_value_t *v,
+                                int fault, int rc)
+{
+    switch (fault) {
+    case OAS_X_TYPE:
+        return why(p, "expected %s, got %s", p ? oas_type_names(p, s->types) : "",
+                   p ? oas_type_names(p, v->type & OAS_T_INT ? OAS_T_INT : v->type) : "");
+    case OAS_X_ENUM:
+        return s->n_lits == 1 ? "not the constant the schema allows" : "not one of the enum values";
+    case OAS_X_MIN_LEN:
+        return why(p, "shorter than minLength %ld", s->min_len);
+    case OAS_X_MAX_LEN:
+        return why(p, "longer than maxLength %ld", s->max_len);
+    case OAS_X_FORMAT:
+        if (s->format == OAS_F_BYTE)
+            return "not valid base64 (format byte)";
+        if (s->format == OAS_F_INT32)
+            return "not a 32-bit integer (format int32)";
+        if (s->format == OAS_F_INT64)
+            return "not a 64-bit integer (format int64)";
+        return why(p, "not a valid %s", format_name(s->format));
+    case OAS_X_PATTERN:
+        if (rc == PCRE2_ERROR_NOMATCH)
+            return why(p, "does not match pattern %s", s->pattern_src);
+        return why(p, "pattern %s could not be matched (PCRE2 error %d)", s->pattern_src, rc);
+    case OAS_X_MIN:
+        return why(p, "%s %s", s->excl_min ? "not above the exclusive minimum" : "below the minimum",
+                   p ? num_text(p, s->min) : "");
+    case OAS_X_MAX:
+        return why(p, "%s %s", s->excl_max ? "not below the exclusive maximum" : "above the maximum",
+                   p ? num_text(p, s->max) : "");
+    default:
+        return why(p, "not a multiple of %s", p ? num_text(p, s->multiple_of) : "");
+    }
+}
+
+const char *oas_check_scalar(apr_pool_t *p, const oas_schema_t *s, const oas_value_t *v,
+                             pcre2_match_data *md, pcre2_match_context *mctx)
+{
+    int rc = 0, fault = oas_scalar_fault(s, v, md, mctx, &rc);
+    return fault == OAS_PASS ? NULL : fault_reason(p, s, v, fault, rc);
 }

@@ -65,6 +65,15 @@ typedef struct {
     int required_bit;             /* -1 when not required */
 } oas_prop_t;
 
+/* A slot of a schema's property table: the name's length and the words
+ * oas_key_words makes of it (all of its bytes when it is 16 or shorter),
+ * and the property's index + 1 (0: the slot is empty). */
+typedef struct {
+    uint64_t a, b;
+    uint32_t len;
+    uint32_t idx;
+} oas_slot_t;
+
 #define OAS_MAX_REQUIRED 64
 #define OAS_MAX_WIDTH 256   /* schemas one value may be checked against at once */
 
@@ -89,6 +98,8 @@ struct oas_schema_s {
     /* objects */
     const oas_prop_t *props;      /* sorted by name */
     int n_props, n_required;
+    const oas_slot_t *slots;      /* props by hash of their name (open addressing) */
+    unsigned slot_mask;
     int additional;               /* additionalProperties: 1 allowed, 0 refused */
     const oas_schema_t *additional_schema;
     long min_props, max_props;
@@ -120,6 +131,15 @@ typedef struct {
 /* The number a JSON number's text says; its type bits in *type. 0 when
  * text is no JSON number. */
 int oas_number(bw_str_t text, double *num, unsigned *type);
+/* What v breaks first of s's own scalar keywords (not the combinators):
+ * OAS_PASS (0) when nothing; for OAS_X_PATTERN *rc is PCRE2's answer. The
+ * verdict alone, nothing formatted: most values of a body pass. */
+enum {
+    OAS_PASS, OAS_X_TYPE, OAS_X_ENUM, OAS_X_MIN_LEN, OAS_X_MAX_LEN, OAS_X_FORMAT, OAS_X_PATTERN,
+    OAS_X_MIN, OAS_X_MAX, OAS_X_MULTIPLE
+};
+int oas_scalar_fault(const oas_schema_t *s, const oas_value_t *v, pcre2_match_data *md,
+                     pcre2_match_context *mctx, int *rc);
 /* Check v against s's own scalar keywords (not the combinators). NULL when
  * it passes, else the reason (static or from p; "" when p is NULL: the
  * verdict alone, nothing allocated). */

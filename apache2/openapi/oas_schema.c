@@ -150,7 +150,9 @@ static int prop_cmp(const void *a, const void *b)
     return memcmp(x->name.data, y->name.data, x->name.len);
 }
 
-const oas_prop_t *oas_prop_find(const oas_schema_t *s, const char *name, size_t len)
+/* Start-up only: the property named so, by binary search of the sorted
+ * table (the hash table is built when the table is complete). */
+static oas_prop_t *prop_search(const oas_schema_t *s, const char *name, size_t len)
 {
     int lo = 0, hi = s->n_props - 1;
     while (lo <= hi) {
@@ -158,16 +160,86 @@ const oas_prop_t *oas_prop_find(const oas_schema_t *s, const char *name, size_t 
         const oas_prop_t *p = &s->props[mid];
         if (p->name.len != len)
             r = p->name.len < len ? -1 : 1;
-        else if (len && p->name.data[0] != name[0])
-            r = (unsigned char)p->name.data[0] < (unsigned char)name[0] ? -1 : 1;
         else
             r = memcmp(p->name.data, name, len);
         if (!r)
-            return p;
+            return (oas_prop_t *)p;
         if (r < 0)
             lo = mid + 1;
         else
             hi = mid - 1;
+    }
+    return NULL;
+}
+
+/* Two words that, with the length, tell apart any two names of 16 bytes
+ * or fewer: the first and last 8 bytes (overlapping below 16), the first
+ * and last 4 below 8, and every byte below 4. Longer names are also
+ * compared in full. */
+static inline void key_words(const char *d, size_t len, uint64_t *a, uint64_t *b)
+{
+    if (len >= 8) {
+        memcpy(a, d, 8);
+        memcpy(b, d + len - 8, 8);
+    } else if (len >= 4) {
+        uint32_t x, y;
+        memcpy(&x, d, 4);
+        memcpy(&y, d + len - 4, 4);
+        *a = x | (uint64_t)y << 32;
+        *b = 0;
+    } else {
+        *a = len ? (unsigned char)d[0] | (unsigned)(unsigned char)d[len / 2] << 8
+                   | (unsigned)(unsigned char)d[len - 1] << 16 : 0;
+        *b = 0;
+    }
+}
+
+static inline unsigned key_hash(uint64_t a, uint64_t b, size_t len, unsigned mask)
+{
+    uint64_t h = (a ^ (b * 0xff51afd7ed558ccdULL) ^ len) * 0x9e3779b97f4a7c15ULL;
+    return (unsigned)(h >> 40) & mask;
+}
+
+/* The table at least twice the properties' number, so that a probe
+ * meets an empty slot soon; the schema's own names decide how slots
+ * collide, not the request. */
+static void prop_slots(apr_pool_t *p, oas_schema_t *s)
+{
+    unsigned size = 4, i;
+    oas_slot_t *t;
+    while (size < 2 * (unsigned)s->n_props)
+        size *= 2;
+    t = apr_pcalloc(p, sizeof(*t) * size);
+    for (i = 0; i < (unsigned)s->n_props; i++) {
+        const bw_str_t *n = &s->props[i].name;
+        uint64_t a, b;
+        unsigned h;
+        key_words(n->data, n->len, &a, &b);
+        for (h = key_hash(a, b, n->len, size - 1); t[h].idx; h = (h + 1) & (size - 1))
+            ;
+        t[h].a = a;
+        t[h].b = b;
+        t[h].len = (uint32_t)n->len;
+        t[h].idx = i + 1;
+    }
+    s->slots = t;
+    s->slot_mask = size - 1;
+}
+
+const oas_prop_t *oas_prop_find(const oas_schema_t *s, const char *name, size_t len)
+{
+    uint64_t a, b;
+    unsigned h;
+    if (!s->n_props)
+        return NULL;
+    key_words(name, len, &a, &b);
+    for (h = key_hash(a, b, len, s->slot_mask); s->slots[h].idx; h = (h + 1) & s->slot_mask) {
+        const oas_slot_t *t = &s->slots[h];
+        if (t->a == a && t->b == b && t->len == len) {
+            const oas_prop_t *p = &s->props[t->idx - 1];
+            if (len <= 16 || !memcmp(p->name.data + 8, name + 8, len - 16))
+                return p;
+        }
     }
     return NULL;
 }
@@ -203,7 +275,7 @@ static int object_kws(oas_compiler_t *c, oas_schema_t *s, const oas_node_t *prop
         oas_prop_t *p;
         if (r->kind != OAS_N_STR)
             return fail(c, err, r->ptr, "must be a property name") ? 0 : -1;
-        p = (oas_prop_t *)oas_prop_find(s, r->text.data, r->text.len);
+        p = prop_search(s, r->text.data, r->text.len);
         if (!p) {
             p = &t[n++];
             p->name = r->text;
@@ -211,12 +283,14 @@ static int object_kws(oas_compiler_t *c, oas_schema_t *s, const oas_node_t *prop
             p->required_bit = -1;
             qsort(t, (size_t)n, sizeof(*t), prop_cmp);
             s->n_props = n;
-            p = (oas_prop_t *)oas_prop_find(s, r->text.data, r->text.len);
+            p = prop_search(s, r->text.data, r->text.len);
         }
         if (p->required_bit >= 0)
             return fail(c, err, r->ptr, "named twice") ? 0 : -1;
         p->required_bit = s->n_required++;
     }
+    if (n)
+        prop_slots(c->p, s);
     return 0;
 }
 

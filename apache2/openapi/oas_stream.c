@@ -281,14 +281,14 @@ static int child_checks(oas_stream_t *st)
 static int plain_scalar_passes(oas_stream_t *st, const oas_value_t *v)
 {
     level_t *l = &st->levels[st->n_levels - 1];
-    int i;
+    int i, rc;
     for (i = l->first; i < l->end; i++) {
         const inst_t *o = &st->insts[i];
         const oas_schema_t *c = o->kind == K_ARR ? o->s->items : o->kind == K_OBJ ? o->pending : NULL;
         if (!c)
             continue;
         if (c->n_all || c->n_any || c->n_one || c->not_schema
-            || oas_check_scalar(NULL, c, v, st->md, st->mctx))
+            || oas_scalar_fault(c, v, st->md, st->mctx, &rc) != OAS_PASS)
             return 0;
     }
     l->index += l->is_array;
