@@ -273,32 +273,55 @@ static int child_checks(oas_stream_t *st)
     return 0;
 }
 
+/* What check o asks of its next child: items, or the pending property's
+ * schema; NULL for nothing. */
+static inline const oas_schema_t *child_schema(const inst_t *o)
+{
+    return o->kind == K_ARR ? o->s->items : o->kind == K_OBJ ? o->pending : NULL;
+}
+
+/* Whether c alone passes v: no combinators (width 1: c is the only schema
+ * the value is checked against) and its own keywords hold. */
+static inline int plain_passes(oas_stream_t *st, const oas_schema_t *c, const oas_value_t *v)
+{
+    int rc;
+    return c->width == 1 && oas_scalar_fault(c, v, st->md, st->mctx, &rc) == OAS_PASS;
+}
+
+/* Count a child of o that needed no check of its own. */
+static inline void child_counted(inst_t *o)
+{
+    if (o->kind == K_ARR)
+        o->count++;
+    else if (o->kind == K_OBJ)
+        o->pending = NULL;
+}
+
 /* A scalar whose checks (what the parent level asks for it) are all plain
  * schemas, without combinators, and all pass: what child_checks would
  * count is counted and nothing is pushed, since settling such a check
  * does nothing. 0, with nothing changed, for the full way: a check that
- * fails (to report it) or a combinator. Most values of a body. */
+ * fails (to report it) or a combinator. Most values of a body, and most
+ * under a level of one check (an object or array one schema describes). */
 static int plain_scalar_passes(oas_stream_t *st, const oas_value_t *v)
 {
     level_t *l = &st->levels[st->n_levels - 1];
-    int i, rc;
-    for (i = l->first; i < l->end; i++) {
-        const inst_t *o = &st->insts[i];
-        const oas_schema_t *c = o->kind == K_ARR ? o->s->items : o->kind == K_OBJ ? o->pending : NULL;
-        if (!c)
-            continue;
-        if (c->n_all || c->n_any || c->n_one || c->not_schema
-            || oas_scalar_fault(c, v, st->md, st->mctx, &rc) != OAS_PASS)
+    const oas_schema_t *c;
+    int i;
+    if (l->end - l->first == 1) {
+        inst_t *o = &st->insts[l->first];
+        if ((c = child_schema(o)) && !plain_passes(st, c, v))
             return 0;
+        l->index += l->is_array;
+        child_counted(o);
+        return 1;
     }
+    for (i = l->first; i < l->end; i++)
+        if ((c = child_schema(&st->insts[i])) && !plain_passes(st, c, v))
+            return 0;
     l->index += l->is_array;
-    for (i = l->first; i < l->end; i++) {
-        inst_t *o = &st->insts[i];
-        if (o->kind == K_ARR)
-            o->count++;
-        else if (o->kind == K_OBJ)
-            o->pending = NULL;
-    }
+    for (i = l->first; i < l->end; i++)
+        child_counted(&st->insts[i]);
     return 1;
 }
 
