@@ -282,6 +282,8 @@ typedef struct {
     bw_str_t *vs;           /* the strings of one matcher's scan */
     int *ids;               /* and which dstr each is */
     int all_triggers;       /* the bits every string hits include triggers */
+    uint64_t *gany;         /* per group: nw words, what any of its strings hit
+                               (made at the first hit: most sources have none) */
     int inexact;
 } scan_t;
 
@@ -421,12 +423,13 @@ static void scan_chunk(scan_t *sc, const bw_str_t *const *tv, const bw_byteset_t
     scan_kind(sc, BW_PM_GATED);
 }
 
-/* After a chunk: the rows of its values that hit, the union per slot. */
-static void chunk_rows(scan_t *sc, bw_hits_t *h, const uint64_t ***vrow, const int *group_of,
-                       const int *slots, int nsl)
+/* After a chunk: the rows of its values that hit, and the union per
+ * group (a slot's union is its group's: the slots of a group see the same
+ * strings; made per slot at the end, not per string and slot). */
+static __attribute__((noinline)) void chunk_rows(scan_t *sc, const uint64_t ***vrow)
 {
     const bw_plan_t *pl = sc->pl;
-    int i, q, w, s, j;
+    int i, q, w;
     for (i = 0; i < sc->nd; i++) {
         dstr_t *d = &sc->d[i];
         uint64_t or = 0;
@@ -443,14 +446,16 @@ static void chunk_rows(scan_t *sc, bw_hits_t *h, const uint64_t ***vrow, const i
         if (!vrow[d->value])
             vrow[d->value] = apr_pcalloc(sc->tx->pool, sizeof(uint64_t *) * (size_t)sc->ng);
         for (q = 0; q < sc->ng; q++)
-            if (sc->grow[q][d->value - sc->first] == i)
+            if (sc->grow[q][d->value - sc->first] == i) {
                 vrow[d->value][q] = d->hits;
-        for (j = 0; j < nsl; j++) {
-            s = slots[j];
-            if (sc->grow[group_of[s]][d->value - sc->first] == i)
+                if (!sc->gany) {
+                    size_t n = (size_t)sc->ng * (size_t)sc->nw;
+                    sc->gany = take(sc->tx, sizeof(uint64_t) * (n + 1));
+                    memset(sc->gany, 0, sizeof(uint64_t) * n);
+                }
                 for (w = 0; w < sc->nw; w++)
-                    h->any[(size_t)s * (size_t)sc->nw + (size_t)w] |= d->hits[w];
-        }
+                    sc->gany[(size_t)q * (size_t)sc->nw + (size_t)w] |= d->hits[w];
+            }
     }
 }
 
@@ -518,14 +523,21 @@ const bw_hits_t *bw_src_scan(bw_tx_t *tx, bw_src_state_t *S, int k)
     for (first = 0; first < n; first += chunk) {
         int end = first + chunk < n ? first + chunk : n;
         scan_chunk(&sc, (const bw_str_t *const *)tv, (const bw_byteset_t *const *)tps, first, end);
-        chunk_rows(&sc, h, vrow, group_of, slots, nsl);
+        chunk_rows(&sc, vrow);
     }
     h->inexact = sc.inexact;
     tx->stats.scan_calls = tx->scanbuf.calls;
-    /* the bits every string hits, in every slot that has a string */
-    for (j = 0; j < nsl; j++)
-        for (w = 0; w < nw; w++)
-            h->any[(size_t)slots[j] * (size_t)nw + (size_t)w] |= pl->all[w];
+    /* per slot: its group's union, and the bits every string hits */
+    for (j = 0; j < nsl; j++) {
+        uint64_t *any = h->any + (size_t)slots[j] * (size_t)nw;
+        const uint64_t *ga = sc.gany ? sc.gany + (size_t)group_of[slots[j]] * (size_t)nw : NULL;
+        if (ga)
+            for (w = 0; w < nw; w++)
+                any[w] = ga[w] | pl->all[w];
+        else
+            for (w = 0; w < nw; w++)
+                any[w] = pl->all[w];
+    }
     S->hits = h;
     return h;
 }
