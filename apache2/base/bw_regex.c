@@ -126,6 +126,18 @@ const bw_relit_t *bw_relit_compile(apr_pool_t *p, const char *pattern, int casel
     l->head = head;
     l->tail = tail;
     l->caseless = caseless;
+    /* a punctuation byte if there is one (rarer in names than letters:
+     * the '_' of a paramcounter_ selector), else any that case leaves alone */
+    l->key = -1;
+    for (i = 0; i < n - lo; i++) {
+        unsigned char c = (unsigned char)buf[i];
+        if (caseless && isalpha(c))
+            continue;
+        if (l->key < 0 || !isalnum(c))
+            l->key = i;
+        if (!isalnum(c))
+            break;
+    }
     return l;
 }
 
@@ -153,6 +165,16 @@ int bw_relit_match(const bw_relit_t *l, bw_str_t s)
         return same_at(l, s.data + s.len - n);
     if (!n)
         return 1;
+    if (l->key >= 0) {
+        /* where the key byte is, the literal may start key bytes before */
+        const char *p = s.data + l->key, *q, *lim = s.data + (s.len - n) + l->key + 1;
+        while (p < lim && (q = memchr(p, l->lit.data[l->key], (size_t)(lim - p)))) {
+            if (same_at(l, q - l->key))
+                return 1;
+            p = q + 1;
+        }
+        return 0;
+    }
     /* the first byte decides most places */
     for (i = 0; i + n <= s.len; i++) {
         unsigned char c = (unsigned char)s.data[i];

@@ -28,6 +28,9 @@ typedef struct bw_relit_s {
     bw_str_t lit;               /* lower case when caseless */
     int head, tail;             /* anchored at the start / at the end */
     int caseless;
+    int key;                    /* unanchored: a byte of lit that only matches
+                                   itself (no letter when caseless), found by
+                                   memchr; -1: none */
 } bw_relit_t;
 
 /* The literal form of pattern, or NULL when it has none. */

@@ -291,6 +291,10 @@ static const struct { const char *re; int literal; } relits[] = {
     { "a.c", 0 }, { "^a*b", 0 }, { "ab*c", 0 }, { "ab*$", 0 }, { "a+", 0 }, { "a|b", 0 },
     { "[ab]", 0 }, { "(ab)", 0 }, { "a{2}", 0 }, { "\\d", 0 }, { "\\x41", 0 }, { "a*?", 0 },
     { "a$b", 0 }, { "\\Qa\\E", 0 }, { "a^", 0 }, { "(a)\\1", 0 }, { "\\w+", 0 },
+    /* unanchored, found by a byte case leaves alone: at the start, the end,
+     * alone, a digit, punctuation after letters */
+    { "a_b", 1 }, { "_x", 1 }, { "x_", 1 }, { "_", 1 }, { "a1b", 1 }, { "12", 1 },
+    { "ab\\.b_", 1 }, { "A_b_", 1 },
     { NULL, 0 }
 };
 
@@ -299,8 +303,29 @@ static const char *const subjects[] = {
     "HEADER_NAME_", "header_name", "msc_pcre", "tx_msc_", "LEAKAGE/ERRORS-SQL", "leakage/errors",
     "multipart_headers_content_types", "MULTIPART_HEADERS_CONTENT_TYPE", "x_paramcounter_1",
     "rfi_parameter_", "abc\n", "abc\nabc", "a\nc", "aaab", "\xc3\xa4" "abc", "abc\xc4",
-    "available", "aa", "b", "ABc", "xXABCabc", NULL
+    "available", "aa", "b", "ABc", "xXABCabc", "x_y_paramcounter_", "PARAMCOUNTER_", "paramcounter",
+    "a_b_c_rfi_parameter", "__RFI_parameter__", "a_", "_a_b", "A_B", "x__x", "a1b1a1B", "112",
+    "ab.b.ab.b_", "AB.B_", "a_b_", NULL
 };
+
+/* Subjects made of the bytes the patterns above are made of, every one
+ * up to length 5 of a small alphabet, for the literal forms' searches. */
+static void each_subject(char *buf, int len, int at, const bw_relit_t *l, const pcre2_code *re,
+                        const char *pat, int caseless)
+{
+    static const char alpha[] = "aAb_x1.";
+    int i;
+    if (at == len) {
+        bw_str_t s = bw_str_n(buf, (size_t)len);
+        ck_assert_msg(bw_relit_match(l, s) == (bw_regex_match(re, s, NULL) > 0),
+                      "/%s/ (caseless %d) on \"%.*s\"", pat, caseless, len, buf);
+        return;
+    }
+    for (i = 0; alpha[i]; i++) {
+        buf[at] = alpha[i];
+        each_subject(buf, len, at + 1, l, re, pat, caseless);
+    }
+}
 
 START_TEST(test_relit)
 {
@@ -317,6 +342,10 @@ START_TEST(test_relit)
                 bw_str_t s = bw_str_make(subjects[j]);
                 ck_assert_msg(bw_relit_match(l, s) == (bw_regex_match(re, s, NULL) > 0),
                               "/%s/ (caseless %d) on \"%s\"", relits[i].re, caseless, subjects[j]);
+            }
+            for (j = 0; l && j <= 5; j++) {
+                char buf[8];
+                each_subject(buf, j, 0, l, re, relits[i].re, caseless);
             }
         }
 }
