@@ -65,8 +65,8 @@ typedef struct {
     int required_bit;             /* -1 when not required */
 } oas_prop_t;
 
-/* A slot of a schema's property table: the name's length and the words
- * oas_key_words makes of it (all of its bytes when it is 16 or shorter),
+/* A slot of a schema's property table (oas_schema.c): the name's length
+ * and two words made of it (all of its bytes when it is 16 or shorter),
  * and the property's index + 1 (0: the slot is empty). */
 typedef struct {
     uint64_t a, b;

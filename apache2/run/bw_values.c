@@ -425,7 +425,8 @@ static void scan_chunk(scan_t *sc, const bw_str_t *const *tv, const bw_byteset_t
 
 /* After a chunk: the rows of its values that hit, and the union per
  * group (a slot's union is its group's: the slots of a group see the same
- * strings; made per slot at the end, not per string and slot). */
+ * strings; made per slot at the end, not per string and slot). Out of
+ * line: run once per chunk, inlined it only crowds the scan's loops. */
 static __attribute__((noinline)) void chunk_rows(scan_t *sc, const uint64_t ***vrow)
 {
     const bw_plan_t *pl = sc->pl;
