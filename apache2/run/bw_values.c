@@ -532,12 +532,8 @@ const bw_hits_t *bw_src_scan(bw_tx_t *tx, bw_src_state_t *S, int k)
     for (j = 0; j < nsl; j++) {
         uint64_t *any = h->any + (size_t)slots[j] * (size_t)nw;
         const uint64_t *ga = sc.gany ? sc.gany + (size_t)group_of[slots[j]] * (size_t)nw : NULL;
-        if (ga)
-            for (w = 0; w < nw; w++)
-                any[w] = ga[w] | pl->all[w];
-        else
-            for (w = 0; w < nw; w++)
-                any[w] = pl->all[w];
+        for (w = 0; w < nw; w++)
+            any[w] = (ga ? ga[w] : 0) | pl->all[w];
     }
     S->hits = h;
     return h;
