@@ -107,16 +107,6 @@ static int scalar(void *ctx, int type, const char *v, size_t len)
     char *d;
     if (ob)
         ob->scalar(ob->ctx, type, v, len);
-    if (j->events_only) {
-        if (!j->count)
-            return 1;
-        if (j->bp->nargs < j->count_free) {     /* one add, the usual case */
-            j->bp->nargs++;
-            (*j->bp->sink->arg_count)++;
-            return 1;
-        }
-        return bw_body_emit_arg(j->bp, "JSON", bw_str_n("", 0), bw_str_n("", 0)) == 0;
-    }
     if (j->name_ok) {
         d = apr_palloc(j->bp->pool, len + 1);
     } else {
@@ -162,12 +152,6 @@ static int cb_map_key(void *ctx, const char *s, size_t len)
     const bw_json_observer_t *ob = j->ob;
     if (ob)
         ob->key(ob->ctx, s, len);
-    if (j->events_only) {
-        /* events only: no names, but depth still counts this container */
-        j->key = bw_str_n("", 0);
-        j->has_key = 1;
-        return 1;
-    }
     /* into a buffer reused for every key: a container keeps a copy of its own */
     j->keybuf.len = 0;
     bw_body_buf_append(j->bp->pool, &j->keybuf, s, len);
@@ -262,6 +246,61 @@ static const bw_jp_events_t js_events = {
     cb_start_map, cb_map_key, cb_end_map, cb_start_array, cb_end_array
 };
 
+/* Events only (no add_arg: the sink wants the observer's events, the
+ * arguments' number, or both): no names are built. A scalar is its event
+ * and at most a count, a key only says there is one (what push reads of
+ * it, for the depth): one callback table each way, so that neither tests
+ * the other's case once per value and key. */
+static inline int eo_scalar(js_t *j, int type, const char *v, size_t len)
+{
+    const bw_json_observer_t *ob = j->ob;
+    if (ob)
+        ob->scalar(ob->ctx, type, v, len);
+    if (!j->count)
+        return 1;
+    if (j->bp->nargs < j->count_free) {     /* one add, the usual case */
+        j->bp->nargs++;
+        (*j->bp->sink->arg_count)++;
+        return 1;
+    }
+    return bw_body_emit_arg(j->bp, "JSON", bw_str_n("", 0), bw_str_n("", 0)) == 0;
+}
+
+static int eo_null(void *ctx)
+{
+    return eo_scalar(ctx, BW_JSON_NULL, "", 0);
+}
+
+static int eo_boolean(void *ctx, int b)
+{
+    return b ? eo_scalar(ctx, BW_JSON_TRUE, "true", 4) : eo_scalar(ctx, BW_JSON_FALSE, "false", 5);
+}
+
+static int eo_number(void *ctx, const char *s, size_t len)
+{
+    return eo_scalar(ctx, BW_JSON_NUMBER, s, len);
+}
+
+static int eo_string(void *ctx, const char *s, size_t len)
+{
+    return eo_scalar(ctx, BW_JSON_STRING, s, len);
+}
+
+static int eo_map_key(void *ctx, const char *s, size_t len)
+{
+    js_t *j = ctx;
+    const bw_json_observer_t *ob = j->ob;
+    j->has_key = 1;     /* j->key stays empty: nothing reads its bytes */
+    if (ob)
+        ob->key(ob->ctx, s, len);
+    return 1;
+}
+
+static const bw_jp_events_t eo_events = {
+    eo_null, eo_boolean, eo_number, eo_string,
+    cb_start_map, eo_map_key, cb_end_map, cb_start_array, cb_end_array
+};
+
 /* The parser's own reason, unless one of our callbacks stopped it, in
  * which case the reason is already recorded. */
 static int js_status(js_t *j, int rc)
@@ -310,6 +349,6 @@ bw_body_parser_t *bw_body_json_create(apr_pool_t *pool, const bw_body_limits_t *
             j->count_free = limits->args_limit;
     }
     j->events_only = sink && !sink->add_arg && (j->ob || j->count);
-    j->jp = bw_jp_create(pool, &js_events, j);
+    j->jp = bw_jp_create(pool, j->events_only ? &eo_events : &js_events, j);
     return j->bp;
 }
