@@ -158,11 +158,13 @@ static inline __attribute__((always_inline)) const uchar *skip_plain(const uchar
 }
 
 /* A string from its opening quote q: T_STRING, T_MORE (cut: jp->resume
- * says where to go on) or T_ERROR (jp->error set). */
-static inline __attribute__((always_inline)) tok_t lex_string(bw_jp_t *jp, const uchar *q, const uchar *end, lexed_t *t)
+ * says where to go on) or T_ERROR (jp->error set). resumed: q is a cut
+ * token's kept bytes and jp->resume may be set; 0 (a constant in run's
+ * fast paths) when it is known not to be. */
+static inline __attribute__((always_inline)) tok_t lex_string(bw_jp_t *jp, const uchar *q, const uchar *end, lexed_t *t, const int resumed)
 {
-    const uchar *p = q + (jp->resume ? jp->resume : 1);
-    int escapes = jp->resume ? jp->escapes : 0;
+    const uchar *p = q + (resumed && jp->resume ? jp->resume : 1);
+    int escapes = resumed && jp->resume ? jp->escapes : 0;
     for (;;) {
         uchar c;
         int n, i;
@@ -207,7 +209,8 @@ static inline __attribute__((always_inline)) tok_t lex_string(bw_jp_t *jp, const
         }
         p += n + 1;
     }
-    jp->resume = 0;
+    if (resumed)
+        jp->resume = 0;
     t->s = q + 1;
     t->len = (size_t)(p - q - 1);
     t->escapes = escapes;
@@ -220,13 +223,14 @@ cut:
 }
 
 /* A number from q (a '-' or a digit) in yajl's form: T_NUMBER, T_MORE
- * (cut: jp->resume and jp->num say where it stopped) or T_ERROR. */
-static inline __attribute__((always_inline)) tok_t lex_number(bw_jp_t *jp, const uchar *q, const uchar *end, lexed_t *t)
+ * (cut: jp->resume and jp->num say where it stopped) or T_ERROR. resumed
+ * as for lex_string. */
+static inline __attribute__((always_inline)) tok_t lex_number(bw_jp_t *jp, const uchar *q, const uchar *end, lexed_t *t, const int resumed)
 {
-    const uchar *p = q + jp->resume;
-    num_t st = jp->resume ? jp->num : N_BEGIN;
+    const uchar *p = q + (resumed ? jp->resume : 0);
+    num_t st = resumed && jp->resume ? jp->num : N_BEGIN;
 #define DIGIT(c) ((c) >= '0' && (c) <= '9')
-    if (!jp->resume) {
+    if (!resumed || !jp->resume) {
         /* most numbers, whole in the chunk: -?(0|[1-9][0-9]*)(.[0-9]+)?
          * and a byte that ends them; anything else (an exponent, an
          * error, the end of the chunk) is read by the states below */
@@ -325,7 +329,8 @@ static inline __attribute__((always_inline)) tok_t lex_number(bw_jp_t *jp, const
         }
     }
 done:
-    jp->resume = 0;
+    if (resumed)
+        jp->resume = 0;
     t->end = p;
     return T_NUMBER;
 #undef DIGIT
@@ -357,7 +362,7 @@ static tok_t lex(bw_jp_t *jp, const uchar *p, const uchar *end, lexed_t *t)
     case ']': return T_RBRACKET;
     case ',': return T_COMMA;
     case ':': return T_COLON;
-    case '"': return lex_string(jp, p, end, t);
+    case '"': return lex_string(jp, p, end, t, 1);
     case 't': return lex_word(jp, p, end, "true", 4, T_TRUE, t);
     case 'f': return lex_word(jp, p, end, "false", 5, T_FALSE, t);
     case 'n': return lex_word(jp, p, end, "null", 4, T_NULL, t);
@@ -366,7 +371,7 @@ static tok_t lex(bw_jp_t *jp, const uchar *p, const uchar *end, lexed_t *t)
                         "not enabled.");
     default:
         if (*p == '-' || (*p >= '0' && *p <= '9'))
-            return lex_number(jp, p, end, t);
+            return lex_number(jp, p, end, t, 1);
         return lex_fail(jp, "lexical error: invalid char in json text.");
     }
 }
@@ -554,6 +559,9 @@ static inline __attribute__((always_inline)) int step(bw_jp_t *jp, tok_t tok, co
 static long run(bw_jp_t *jp, const uchar *buf, size_t len)
 {
     const uchar *p = buf, *end = buf + len;
+    /* a cut token goes on the general way; after it none is (a token cut
+     * again ends this call), so the fast paths read fresh tokens only */
+    int resuming = jp->resume != 0;
     for (;;) {
         lexed_t t;
         tok_t tok;
@@ -562,7 +570,7 @@ static long run(bw_jp_t *jp, const uchar *buf, size_t len)
             p++;
         if (p == end)
             return (long)len;
-        switch (jp->state) {
+        switch (resuming ? -1 : (int)jp->state) {
         case ST_MAP_NEXT:
             if (*p != ',')
                 break;
@@ -582,7 +590,7 @@ static long run(bw_jp_t *jp, const uchar *buf, size_t len)
             if (*p != '"')
                 break;
         key:
-            tok = lex_string(jp, p, end, &t);
+            tok = lex_string(jp, p, end, &t, 0);
             if (tok == T_MORE)
                 return (long)(p - buf);
             if (tok == T_ERROR || step(jp, tok, &t, p) < 0)
@@ -600,7 +608,7 @@ static long run(bw_jp_t *jp, const uchar *buf, size_t len)
             if (!STARTS_VALUE(*p))
                 break;
         value:
-            tok = *p == '"' ? lex_string(jp, p, end, &t) : lex_number(jp, p, end, &t);
+            tok = *p == '"' ? lex_string(jp, p, end, &t, 0) : lex_number(jp, p, end, &t, 0);
             if (tok == T_MORE)
                 return (long)(p - buf);
             if (tok == T_ERROR || value(jp, tok, &t, p) < 0)
@@ -615,6 +623,7 @@ static long run(bw_jp_t *jp, const uchar *buf, size_t len)
         default:
             break;
         }
+        resuming = 0;
         done = jp->state == ST_DONE;
         tok = lex(jp, p, end, &t);
         if (tok == T_MORE)
