@@ -66,10 +66,10 @@ typedef struct {
 } oas_prop_t;
 
 /* A slot of a schema's property table (oas_schema.c): the name's length
- * and two words made of it (all of its bytes when it is 16 or shorter),
+ * and three words made of it (all of its bytes when it is 24 or shorter),
  * and the property's index + 1 (0: the slot is empty). */
 typedef struct {
-    uint64_t a, b;
+    uint64_t a, b, c;
     uint32_t len;
     uint32_t idx;
 } oas_slot_t;
