@@ -401,7 +401,12 @@ static int string_fault(const oas_schema_t *s, const oas_value_t *v, pcre2_match
     if (s->format != OAS_F_NONE && (s->format < OAS_F_INT32 || s->format == OAS_F_BYTE)
         && !oas_format_check(s->format, v->text))
         return OAS_X_FORMAT;
-    if (s->pattern) {
+    if (s->pattern_fast) {
+        if (!oas_pat_match(s->pattern_fast, v->text.data, v->text.len)) {
+            *rc = PCRE2_ERROR_NOMATCH;
+            return OAS_X_PATTERN;
+        }
+    } else if (s->pattern) {
         /* the pattern was compiled with PCRE2_MATCH_INVALID_UTF, so the
          * JIT's fast entry (no checks of the subject) is as exact */
         *rc = (s->pattern_jit ? pcre2_jit_match : pcre2_match)(

@@ -84,6 +84,7 @@ struct oas_schema_s {
     long min_len, max_len;        /* code points, -1 unset */
     pcre2_code *pattern;
     int pattern_jit;              /* JIT-compiled: matched by pcre2_jit_match */
+    const struct oas_pat_s *pattern_fast;   /* or NULL: the pattern matched without PCRE2 */
     const char *pattern_src;
     int format;
     /* numbers */
@@ -118,6 +119,15 @@ const oas_schema_t *oas_schema_compile(oas_compiler_t *c, const oas_node_t *n, c
 /* Whether the schema wants at most strings, numbers, booleans (parameters). */
 int oas_schema_is_scalar(const oas_schema_t *s);
 const oas_prop_t *oas_prop_find(const oas_schema_t *s, const char *name, size_t len);
+
+/* A pattern of the usual shape (^, atoms of ASCII sets with greedy
+ * quantifiers, $) that matching greedily decides exactly, compiled for
+ * oas_pat_match (oas_pattern.c); NULL for any other, which PCRE2 keeps. */
+typedef struct oas_pat_s oas_pat_t;
+const oas_pat_t *oas_pat_compile(apr_pool_t *p, const char *src, size_t len);
+/* Whether s matches: what pcre2_match of the pattern says (compiled with
+ * PCRE2_UTF | PCRE2_MATCH_INVALID_UTF). */
+int oas_pat_match(const oas_pat_t *pat, const char *s, size_t len);
 
 /* ---- checking values ----------------------------------------------------- */
 

@@ -401,6 +401,7 @@ static int keyword(oas_compiler_t *c, oas_schema_t *s, bw_str_t k, const oas_nod
                                                      (unsigned long)off, (char *)msg)) ? 0 : -1;
         }
         s->pattern_jit = pcre2_jit_compile(s->pattern, PCRE2_JIT_COMPLETE) == 0;
+        s->pattern_fast = oas_pat_compile(c->p, v->text.data, v->text.len);
         apr_pool_cleanup_register(c->p, s->pattern, free_pattern, apr_pool_cleanup_null);
         s->pattern_src = v->text.data;
         return 0;

@@ -8,7 +8,8 @@
  *   data/openapi/specs.cases      descriptions that must load, or fail with
  *                                 the JSON pointer and reason given
  * plus hostile bodies built here (deep nesting, huge arrays) that must be
- * checked in bounded memory and time.
+ * checked in bounded memory and time, and the patterns matched without
+ * PCRE2 (oas_pattern.c) held to PCRE2's verdicts.
  *
  * requests.cases, one case after another:
  *   == name
@@ -32,7 +33,7 @@
 #include <check.h>
 #include <apr_general.h>
 #include <apr_file_io.h>
-#include "openapi/bw_openapi.h"
+#include "openapi/oas_int.h"
 
 static apr_pool_t *pool;    /* the case files, for the whole run */
 static apr_pool_t *tpool;   /* one test's: the descriptions it loads die with it (their
@@ -503,6 +504,140 @@ START_TEST(depth_limit_stops)
 }
 END_TEST
 
+/* ---- patterns matched without PCRE2 (oas_pattern.c) ---------------------------- */
+
+/* Patterns of the shape oas_pat_compile takes, each with a value it
+ * matches (the mutations below start from it). */
+static const struct { const char *re, *sample; } fast_patterns[] = {
+    { "^SKU[0-9]{6}$", "SKU123456" },
+    { "^B[0-9]+$", "B637361" },
+    { "^P[0-9]{6}$", "P000001" },
+    { "^[a-z][a-z0-9-]*$", "pet-food2" },
+    { "^[A-Z]{4}-[0-9]{4}$", "ABCD-1234" },
+    { "^[0-9a-f]{24}$", "0123456789abcdef01234567" },
+    { "^[0-9]{4}$", "4242" },
+    { "^$", "" },
+    { "^a?b*c+$", "abbc" },
+    { "^\\d{2,4}x\\w{0,3}$", "123x_Z9" },
+    { "^a\\.b\\$c$", "a.b$c" },
+    { "^ab{2,}c$", "abbbc" },
+    { "^[+--]{1,2}z$", "+-z" },
+    { "^a b[ ]c$", "a b c" },
+    { "^[.$|()*]x?$", "|x" },
+    { "^[a-]+_[-b]?$", "a-a_-" },
+    { "^\\\\[\\]\\\\]{3}$", "\\]\\]" },
+    { "^x{0}y{1,1}$", "y" },
+};
+
+/* Patterns that keep PCRE2: outside the shape, or where taking greedily
+ * is not what PCRE2 does (the first five). */
+static const char *const pcre_patterns[] = {
+    "^a*a$", "^[0-9]+[0-9]{2}$", "^a{0,2}b?a$", "^\\w+_$", "^[a-c]*b?c$",
+    "^a|b$", "^(ab)$", "^a.b$", "^[^a]$", "^a*?$", "^a++$", "^a{2}{3}$", "^\\s$",
+    "^\\1$", "^\xc3\xa9$", "abc$", "^abc", "^abc\\$", "^a{,3}$", "^[a-z-0]$", "^[]a]$",
+    "^a{x}$", "^\\bab$", "^[[:alpha:]]$", "^a\tb$", "^a{70000}$", "^[z-a]$", "$", "^",
+};
+
+/* The pattern as oas_schema.c compiles it for PCRE2. */
+static pcre2_code *pcre_of(const char *re)
+{
+    int code;
+    PCRE2_SIZE off;
+    pcre2_code *c = pcre2_compile((PCRE2_SPTR)re, PCRE2_ZERO_TERMINATED,
+                                  PCRE2_UTF | PCRE2_MATCH_INVALID_UTF, &code, &off, NULL);
+    ck_assert_msg(c != NULL, "PCRE2 refuses %s", re);
+    return c;
+}
+
+static int pcre_says(const pcre2_code *c, const char *s, size_t len, pcre2_match_data *md)
+{
+    int rc = pcre2_match(c, (PCRE2_SPTR)s, len, 0, 0, md, NULL);
+    ck_assert_msg(rc >= 0 || rc == PCRE2_ERROR_NOMATCH, "PCRE2 error %d", rc);
+    return rc >= 0;
+}
+
+START_TEST(pattern_shapes)
+{
+    size_t i;
+    for (i = 0; i < sizeof(fast_patterns) / sizeof(fast_patterns[0]); i++)
+        ck_assert_msg(oas_pat_compile(tpool, fast_patterns[i].re, strlen(fast_patterns[i].re)),
+                      "%s should be matched without PCRE2", fast_patterns[i].re);
+    for (i = 0; i < sizeof(pcre_patterns) / sizeof(pcre_patterns[0]); i++)
+        ck_assert_msg(!oas_pat_compile(tpool, pcre_patterns[i], strlen(pcre_patterns[i])),
+                      "%s should keep PCRE2", pcre_patterns[i]);
+}
+END_TEST
+
+/* Every value up to four bytes over the pattern's own bytes and a few
+ * others (a newline, a two-byte character, an invalid byte), and 3,000
+ * mutations of its sample: oas_pat_match says what PCRE2 says. */
+START_TEST(pattern_agrees)
+{
+    const char *re = fast_patterns[_i].re, *sample = fast_patterns[_i].sample;
+    const oas_pat_t *pat = oas_pat_compile(tpool, re, strlen(re));
+    pcre2_code *re2 = pcre_of(re);
+    pcre2_match_data *md = pcre2_match_data_create(4, NULL);
+    char alpha[64], buf[64];
+    size_t na = 0, i, n, len;
+    const char *extra = "\n\xc3\xa9\xff" "0aZ_";
+    unsigned seed = 12345u + (unsigned)_i;
+    ck_assert(pat != NULL);
+    for (i = 1; re[i + 1]; i++)     /* the pattern's bytes between ^ and $ */
+        if (!memchr(alpha, re[i], na) && re[i] != '\\' && na < 40)
+            alpha[na++] = re[i];
+    for (i = 0; extra[i]; i++)
+        if (!memchr(alpha, extra[i], na))
+            alpha[na++] = extra[i];
+    ck_assert_int_eq(oas_pat_match(pat, sample, strlen(sample)), 1);
+    ck_assert_int_eq(pcre_says(re2, sample, strlen(sample), md), 1);
+    for (len = 0; len <= 4; len++) {
+        size_t total = 1, k;
+        for (k = 0; k < len; k++)
+            total *= na;
+        if (total > 200000)
+            break;
+        for (n = 0; n < total; n++) {
+            size_t v = n;
+            for (k = 0; k < len; k++, v /= na)
+                buf[k] = alpha[v % na];
+            ck_assert_msg(oas_pat_match(pat, buf, len) == pcre_says(re2, buf, len, md),
+                          "%s on \"%.*s\"", re, (int)len, buf);
+        }
+    }
+    for (n = 0; n < 3000; n++) {
+        size_t k, edits = 1 + rand_r(&seed) % 3;
+        len = strlen(sample);
+        memcpy(buf, sample, len);
+        for (k = 0; k < edits; k++) {
+            size_t at = len ? (size_t)rand_r(&seed) % (len + 1) : 0;
+            char c = alpha[(size_t)rand_r(&seed) % na];
+            switch (rand_r(&seed) % 3) {
+            case 0:                                   /* replace */
+                if (at < len)
+                    buf[at] = c;
+                break;
+            case 1:                                   /* insert */
+                if (len < sizeof(buf) - 1) {
+                    memmove(buf + at + 1, buf + at, len - at);
+                    buf[at] = c;
+                    len++;
+                }
+                break;
+            default:                                  /* delete */
+                if (at < len) {
+                    memmove(buf + at, buf + at + 1, len - at - 1);
+                    len--;
+                }
+            }
+        }
+        ck_assert_msg(oas_pat_match(pat, buf, len) == pcre_says(re2, buf, len, md),
+                      "%s on \"%.*s\"", re, (int)len, buf);
+    }
+    pcre2_match_data_free(md);
+    pcre2_code_free(re2);
+}
+END_TEST
+
 static Suite *openapi_suite(void)
 {
     Suite *s = suite_create("openapi");
@@ -517,6 +652,9 @@ static Suite *openapi_suite(void)
     tcase_add_loop_test(tc, request_cases, 0, req_cases->nelts);
     tcase_add_test(ts, shop_loads);
     tcase_add_test(ts, missing_file);
+    tcase_add_test(ts, pattern_shapes);
+    tcase_add_loop_test(ts, pattern_agrees, 0,
+                        (int)(sizeof(fast_patterns) / sizeof(fast_patterns[0])));
     tcase_add_loop_test(ts, spec_cases_run, 0, spec_cases->nelts);
     tcase_add_test(th, deep_recursive_ref);
     tcase_add_test(th, deep_unconstrained);
