@@ -487,6 +487,35 @@ static inline __attribute__((always_inline)) int value(bw_jp_t *jp, tok_t tok, c
     return ok ? 0 : cancelled(jp);
 }
 
+/* The fast paths' tokens (run): a key in a map, and a string or number
+ * value whose state after it the path knows (inside a map or an array),
+ * so the stack is not read. What step and value do with them. */
+static inline __attribute__((always_inline)) int fast_key(bw_jp_t *jp, const lexed_t *t)
+{
+    const char *s;
+    size_t len;
+    content(jp, t, &s, &len);
+    jp->state = ST_MAP_COLON;
+    return jp->ev->map_key(jp->ctx, s, len) ? 0 : cancelled(jp);
+}
+
+static inline __attribute__((always_inline)) int fast_value(bw_jp_t *jp, tok_t tok,
+                                                            const lexed_t *t, const uchar *start,
+                                                            state_t next)
+{
+    const char *s;
+    size_t len;
+    int ok;
+    if (tok == T_STRING) {
+        content(jp, t, &s, &len);
+        ok = jp->ev->string(jp->ctx, s, len);
+    } else {
+        ok = jp->ev->number(jp->ctx, (const char *)start, (size_t)(t->end - start));
+    }
+    jp->state = next;
+    return ok ? 0 : cancelled(jp);
+}
+
 /* One token in the current state: 0, or -1. */
 static inline __attribute__((always_inline)) int step(bw_jp_t *jp, tok_t tok, const lexed_t *t, const uchar *start)
 {
@@ -565,6 +594,7 @@ static long run(bw_jp_t *jp, const uchar *buf, size_t len)
     for (;;) {
         lexed_t t;
         tok_t tok;
+        state_t next;
         int done;
         while (p < end && space[*p])
             p++;
@@ -593,7 +623,7 @@ static long run(bw_jp_t *jp, const uchar *buf, size_t len)
             tok = lex_string(jp, p, end, &t, 0);
             if (tok == T_MORE)
                 return (long)(p - buf);
-            if (tok == T_ERROR || step(jp, tok, &t, p) < 0)
+            if (tok == T_ERROR || fast_key(jp, &t) < 0)
                 return -1;
             p = t.end;
             if (p == end || *p != ':')
@@ -608,13 +638,15 @@ static long run(bw_jp_t *jp, const uchar *buf, size_t len)
             if (!STARTS_VALUE(*p))
                 break;
         value:
+            /* in a map's value the map is the innermost container, else an array */
+            next = jp->state == ST_MAP_VALUE ? ST_MAP_NEXT : ST_ARR_NEXT;
             tok = *p == '"' ? lex_string(jp, p, end, &t, 0) : lex_number(jp, p, end, &t, 0);
             if (tok == T_MORE)
                 return (long)(p - buf);
-            if (tok == T_ERROR || value(jp, tok, &t, p) < 0)
+            if (tok == T_ERROR || fast_value(jp, tok, &t, p, next) < 0)
                 return -1;
             p = t.end;
-            if (p < end && *p == ',' && jp->state == ST_MAP_NEXT) {
+            if (p < end && *p == ',' && next == ST_MAP_NEXT) {
                 jp->state = ST_MAP_KEY;
                 if (++p < end && *p == '"')
                     goto key;
