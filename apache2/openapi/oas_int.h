@@ -2,11 +2,13 @@
  * What the parts of apache2/openapi/ share: the document tree the loaders
  * build (oas_doc.c), compiled schemas (oas_schema.c), value checks
  * (oas_check.c), the streaming body validator (oas_stream.c), the compiled
- * description (oas_spec.c) and the per-request state (oas_request.c).
+ * description (oas_spec.c), the per-request state (oas_request.c) and the
+ * patterns matched without PCRE2 (oas_pattern.c).
  */
 #ifndef BW_OAS_INT_H
 #define BW_OAS_INT_H
 
+#include <string.h>
 #include "openapi/bw_openapi.h"
 
 /* ---- the document: a tree in the configuration's pool --------------------- */
@@ -118,7 +120,71 @@ oas_compiler_t *oas_compiler_make(apr_pool_t *p, const oas_node_t *root, int v31
 const oas_schema_t *oas_schema_compile(oas_compiler_t *c, const oas_node_t *n, char **err);
 /* Whether the schema wants at most strings, numbers, booleans (parameters). */
 int oas_schema_is_scalar(const oas_schema_t *s);
-const oas_prop_t *oas_prop_find(const oas_schema_t *s, const char *name, size_t len);
+
+/* The property table's words (oas_schema.c lays the table out): three
+ * words that, with the length, tell apart any two names of 24 bytes or
+ * fewer: the first and last 8 bytes (overlapping below 16) and, past 16,
+ * the 8 after the first (overlapping the last below 24); the first and
+ * last 4 below 8, and every byte below 4. Longer names are also compared
+ * in full. Inline: a body's every key is looked up. */
+static inline void oas_key_words(const char *d, size_t len, uint64_t *a, uint64_t *b,
+                                 uint64_t *c)
+{
+    *c = 0;
+    if (len >= 8) {
+        memcpy(a, d, 8);
+        memcpy(b, d + len - 8, 8);
+        if (len > 16)
+            memcpy(c, d + 8, 8);
+    } else if (len >= 4) {
+        uint32_t x, y;
+        memcpy(&x, d, 4);
+        memcpy(&y, d + len - 4, 4);
+        *a = x | (uint64_t)y << 32;
+        *b = 0;
+    } else {
+        *a = len ? (unsigned char)d[0] | (unsigned)(unsigned char)d[len / 2] << 8
+                   | (unsigned)(unsigned char)d[len - 1] << 16 : 0;
+        *b = 0;
+    }
+}
+
+static inline unsigned oas_key_hash(uint64_t a, uint64_t b, size_t len, unsigned mask)
+{
+    uint64_t h = (a ^ (b * 0xff51afd7ed558ccdULL) ^ len) * 0x9e3779b97f4a7c15ULL;
+    return (unsigned)(h >> 40) & mask;
+}
+
+/* The property named name: the slots its words and length hash to. Up to
+ * 24 bytes the words hold all of a name; a longer one's bytes between
+ * them are compared once its words matched (is_long, a constant in each
+ * copy). */
+static inline __attribute__((always_inline)) const oas_prop_t *
+oas_prop_probe(const oas_schema_t *s, const char *name, size_t len, const int is_long)
+{
+    uint64_t a, b, c;
+    unsigned h;
+    oas_key_words(name, len, &a, &b, &c);
+    for (h = oas_key_hash(a, b, len, s->slot_mask); s->slots[h].idx; h = (h + 1) & s->slot_mask) {
+        const oas_slot_t *t = &s->slots[h];
+        if (t->a == a && t->b == b && t->c == c && t->len == len) {
+            const oas_prop_t *p = &s->props[t->idx - 1];
+            if (!is_long || !memcmp(p->name.data + 16, name + 16, len - 24))
+                return p;
+        }
+    }
+    return NULL;
+}
+
+const oas_prop_t *oas_prop_find_long(const oas_schema_t *s, const char *name, size_t len);
+
+/* The property of s named name, or NULL. */
+static inline const oas_prop_t *oas_prop_find(const oas_schema_t *s, const char *name, size_t len)
+{
+    if (!s->n_props)
+        return NULL;
+    return len > 24 ? oas_prop_find_long(s, name, len) : oas_prop_probe(s, name, len, 0);
+}
 
 /* A pattern of the usual shape (^, atoms of ASCII sets with greedy
  * quantifiers, $) that matching greedily decides exactly, compiled for

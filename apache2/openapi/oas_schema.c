@@ -172,38 +172,6 @@ static oas_prop_t *prop_search(const oas_schema_t *s, const char *name, size_t l
     return NULL;
 }
 
-/* Three words that, with the length, tell apart any two names of 24
- * bytes or fewer: the first and last 8 bytes (overlapping below 16) and,
- * past 16, the 8 after the first (overlapping the last below 24); the
- * first and last 4 below 8, and every byte below 4. Longer names are
- * also compared in full. */
-static inline void key_words(const char *d, size_t len, uint64_t *a, uint64_t *b, uint64_t *c)
-{
-    *c = 0;
-    if (len >= 8) {
-        memcpy(a, d, 8);
-        memcpy(b, d + len - 8, 8);
-        if (len > 16)
-            memcpy(c, d + 8, 8);
-    } else if (len >= 4) {
-        uint32_t x, y;
-        memcpy(&x, d, 4);
-        memcpy(&y, d + len - 4, 4);
-        *a = x | (uint64_t)y << 32;
-        *b = 0;
-    } else {
-        *a = len ? (unsigned char)d[0] | (unsigned)(unsigned char)d[len / 2] << 8
-                   | (unsigned)(unsigned char)d[len - 1] << 16 : 0;
-        *b = 0;
-    }
-}
-
-static inline unsigned key_hash(uint64_t a, uint64_t b, size_t len, unsigned mask)
-{
-    uint64_t h = (a ^ (b * 0xff51afd7ed558ccdULL) ^ len) * 0x9e3779b97f4a7c15ULL;
-    return (unsigned)(h >> 40) & mask;
-}
-
 /* The table at least twice the properties' number, so that a probe
  * meets an empty slot soon; the schema's own names decide how slots
  * collide, not the request. */
@@ -218,8 +186,8 @@ static void prop_slots(apr_pool_t *p, oas_schema_t *s)
         const bw_str_t *n = &s->props[i].name;
         uint64_t a, b, c;
         unsigned h;
-        key_words(n->data, n->len, &a, &b, &c);
-        for (h = key_hash(a, b, n->len, size - 1); t[h].idx; h = (h + 1) & (size - 1))
+        oas_key_words(n->data, n->len, &a, &b, &c);
+        for (h = oas_key_hash(a, b, n->len, size - 1); t[h].idx; h = (h + 1) & (size - 1))
             ;
         t[h].a = a;
         t[h].b = b;
@@ -231,40 +199,12 @@ static void prop_slots(apr_pool_t *p, oas_schema_t *s)
     s->slot_mask = size - 1;
 }
 
-/* The property named name: the slots its words and length hash to. Up to
- * 24 bytes the words hold all of a name; a longer one's bytes between
- * them are compared once its words matched (is_long, a constant in each
- * copy below). */
-static inline __attribute__((always_inline)) const oas_prop_t *
-probe(const oas_schema_t *s, const char *name, size_t len, const int is_long)
+/* Names longer than 24 bytes (oas_int.h's oas_prop_find takes the
+ * others): out of line, so that the lookup of the usual, shorter name
+ * calls nothing and saves no registers. */
+const oas_prop_t *oas_prop_find_long(const oas_schema_t *s, const char *name, size_t len)
 {
-    uint64_t a, b, c;
-    unsigned h;
-    key_words(name, len, &a, &b, &c);
-    for (h = key_hash(a, b, len, s->slot_mask); s->slots[h].idx; h = (h + 1) & s->slot_mask) {
-        const oas_slot_t *t = &s->slots[h];
-        if (t->a == a && t->b == b && t->c == c && t->len == len) {
-            const oas_prop_t *p = &s->props[t->idx - 1];
-            if (!is_long || !memcmp(p->name.data + 16, name + 16, len - 24))
-                return p;
-        }
-    }
-    return NULL;
-}
-
-/* Out of line, so that the lookup of the usual, shorter name calls
- * nothing and saves no registers. */
-static __attribute__((noinline)) const oas_prop_t *
-find_long(const oas_schema_t *s, const char *name, size_t len)
-{
-    return probe(s, name, len, 1);
-}
-
-const oas_prop_t *oas_prop_find(const oas_schema_t *s, const char *name, size_t len)
-{
-    if (!s->n_props)
-        return NULL;
-    return len > 24 ? find_long(s, name, len) : probe(s, name, len, 0);
+    return oas_prop_probe(s, name, len, 1);
 }
 
 /* properties and required into one sorted table. */
