@@ -155,16 +155,15 @@ static inline unsigned oas_key_hash(uint64_t a, uint64_t b, size_t len, unsigned
     return (unsigned)(h >> 40) & mask;
 }
 
-/* The property named name: the slots its words and length hash to. Up to
- * 24 bytes the words hold all of a name; a longer one's bytes between
- * them are compared once its words matched (is_long, a constant in each
- * copy). */
+/* The property named name, whose words are a, b, c: the slots they and
+ * the length hash to. Up to 24 bytes the words hold all of a name; a
+ * longer one's bytes between them are compared once its words matched
+ * (is_long, a constant in each copy). */
 static inline __attribute__((always_inline)) const oas_prop_t *
-oas_prop_probe(const oas_schema_t *s, const char *name, size_t len, const int is_long)
+oas_prop_probe_words(const oas_schema_t *s, const char *name, size_t len, uint64_t a, uint64_t b,
+                     uint64_t c, const int is_long)
 {
-    uint64_t a, b, c;
     unsigned h;
-    oas_key_words(name, len, &a, &b, &c);
     for (h = oas_key_hash(a, b, len, s->slot_mask); s->slots[h].idx; h = (h + 1) & s->slot_mask) {
         const oas_slot_t *t = &s->slots[h];
         if (t->a == a && t->b == b && t->c == c && t->len == len) {
@@ -174,6 +173,14 @@ oas_prop_probe(const oas_schema_t *s, const char *name, size_t len, const int is
         }
     }
     return NULL;
+}
+
+static inline __attribute__((always_inline)) const oas_prop_t *
+oas_prop_probe(const oas_schema_t *s, const char *name, size_t len, const int is_long)
+{
+    uint64_t a, b, c;
+    oas_key_words(name, len, &a, &b, &c);
+    return oas_prop_probe_words(s, name, len, a, b, c, is_long);
 }
 
 const oas_prop_t *oas_prop_find_long(const oas_schema_t *s, const char *name, size_t len);

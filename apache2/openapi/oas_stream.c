@@ -424,16 +424,43 @@ static void ob_scalar(void *ctx, int type, const char *text, size_t len)
     value_begin(st, &v, 0);
 }
 
+/* The key at the end of st->keys (for where()), from the words the
+ * property lookup makes of it (oas_key_words): up to 24 bytes, the usual,
+ * without a memcpy call per key. */
+static inline void key_keep(oas_stream_t *st, const char *name, size_t len, uint64_t a,
+                            uint64_t b, uint64_t c)
+{
+    char *d;
+    if (st->keys.len + len > st->keys.cap)
+        bw_buf_grow(st->p, &st->keys, st->keys.len + len);
+    d = st->keys.data + st->keys.len;
+    st->keys.len += len;
+    if (len >= 8 && len <= 24) {
+        memcpy(d, &a, 8);
+        if (len > 16)
+            memcpy(d + 8, &c, 8);
+        memcpy(d + len - 8, &b, 8);
+    } else if (len >= 4 && len < 8) {
+        uint32_t x = (uint32_t)a, y = (uint32_t)(a >> 32);
+        memcpy(d, &x, 4);
+        memcpy(d + len - 4, &y, 4);
+    } else if (len) {
+        memcpy(d, name, len);
+    }
+}
+
 static void ob_key(void *ctx, const char *name, size_t len)
 {
     oas_stream_t *st = ctx;
     level_t *l;
+    uint64_t a, b, c;
     int i;
     if (st->dead || st->skip || !st->n_levels)
         return;
     l = &st->levels[st->n_levels - 1];
     st->keys.len = l->key_off;
-    bw_buf_append(st->p, &st->keys, name, len);
+    oas_key_words(name, len, &a, &b, &c);
+    key_keep(st, name, len, a, b, c);
     l->key_len = len;
     for (i = l->first; i < l->end; i++) {
         inst_t *o = &st->insts[i];
@@ -441,7 +468,9 @@ static void ob_key(void *ctx, const char *name, size_t len)
         if (o->kind != K_OBJ)
             continue;
         o->count++;
-        p = oas_prop_find(o->s, name, len);
+        p = !o->s->n_props ? NULL
+            : len > 24 ? oas_prop_find_long(o->s, name, len)
+            : oas_prop_probe_words(o->s, name, len, a, b, c, 0);
         if (p) {
             if (p->required_bit >= 0)
                 o->seen |= (uint64_t)1 << p->required_bit;
