@@ -431,6 +431,8 @@ static inline void key_keep(oas_stream_t *st, const char *name, size_t len, uint
                             uint64_t b, uint64_t c)
 {
     char *d;
+    if (len == 0)       /* the buffer may have no memory yet */
+        return;
     if (st->keys.len + len > st->keys.cap)
         bw_buf_grow(st->p, &st->keys, st->keys.len + len);
     d = st->keys.data + st->keys.len;
@@ -444,7 +446,7 @@ static inline void key_keep(oas_stream_t *st, const char *name, size_t len, uint
         uint32_t x = (uint32_t)a, y = (uint32_t)(a >> 32);
         memcpy(d, &x, 4);
         memcpy(d + len - 4, &y, 4);
-    } else if (len) {
+    } else {
         memcpy(d, name, len);
     }
 }
