@@ -50,6 +50,9 @@
  * (942300, 942310, 942340…) weigh 290-360 and are far cheaper triggered than
  * open (bulwark bench json-1k at PL4: -5%). */
 #define TRIGGER_MAX_WEIGHT 500
+/* A source shares a plan of up to twice its own rules and this many more
+ * (fits). */
+#define PLAN_SLACK 8
 /* A cached database no start-up has read for this long is removed. */
 #define CACHE_MAX_AGE apr_time_from_sec(14 * 24 * 3600)
 
@@ -340,19 +343,32 @@ static int held(const bw_plan_t *pl, const apr_array_header_t *rules)
     return n;
 }
 
-/* The plan for a source with these rules: one of this program's or a
- * parent's that holds them all; else one of this program's new plans that
- * holds most of them (ARGS, ARGS_NAMES and REQUEST_COOKIES have almost the
- * same rules in CRS: one database, compiled once, serves them all; the
- * bits a source does not need are never read); else a new one. */
+/* Whether pl is not much more than these rules need. A value is scanned
+ * with every pattern of its plan's databases, needed or not: a source of a
+ * few rules (REQUEST_BODY's at paranoia level 4, a header's) scanned with
+ * a plan of many (ARGS') pays for all of them on each of its values, a
+ * 1 KB form body ~150 K cycles where its own rules take a few. */
+static int fits(const bw_plan_t *pl, const apr_array_header_t *rules)
+{
+    return apr_hash_count(pl->members) <= 2 * (unsigned)rules->nelts + PLAN_SLACK;
+}
+
+/* The plan for a source with these rules: one of this program's that holds
+ * them all and fits them, or a parent's that holds them all (a <Location>
+ * compiles nothing); else one of this program's new plans that holds most
+ * of them and would fit them (ARGS, ARGS_NAMES and REQUEST_COOKIES have
+ * almost the same rules in CRS: one database, compiled once, serves them
+ * all; the bits a source does not need are never read); else a new one. */
 static int plan_for(bw_program_t *prog, const apr_array_header_t *rules, int max_rules, int *fresh)
 {
     const bw_program_t *anc;
     int i;
     *fresh = 0;
-    for (i = 0; i < prog->plans->nelts; i++)
-        if (held(((bw_plan_t **)prog->plans->elts)[i], rules) == rules->nelts)
+    for (i = 0; i < prog->plans->nelts; i++) {
+        const bw_plan_t *pl = ((bw_plan_t **)prog->plans->elts)[i];
+        if (held(pl, rules) == rules->nelts && fits(pl, rules))
             return i;
+    }
     for (anc = prog->parent; anc; anc = anc->parent)
         for (i = 0; anc->plans && i < anc->plans->nelts; i++) {
             bw_plan_t *pl = ((bw_plan_t **)anc->plans->elts)[i];
@@ -364,7 +380,7 @@ static int plan_for(bw_program_t *prog, const apr_array_header_t *rules, int max
     *fresh = 1;
     for (i = 0; i < prog->plans->nelts; i++) {
         bw_plan_t *pl = ((bw_plan_t **)prog->plans->elts)[i];
-        if (!pl->exact && 4 * held(pl, rules) >= 3 * rules->nelts) {
+        if (!pl->exact && 4 * held(pl, rules) >= 3 * rules->nelts && fits(pl, rules)) {
             plan_add(prog->pool, pl, rules);
             return i;
         }
