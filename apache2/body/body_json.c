@@ -290,7 +290,7 @@ static int eo_map_key(void *ctx, const char *s, size_t len)
 {
     js_t *j = ctx;
     const bw_json_observer_t *ob = j->ob;
-    j->has_key = 1;     /* j->key stays empty: nothing reads its bytes */
+    j->has_key = 1;     /* its bytes are not kept: without names nothing reads them */
     if (ob)
         ob->key(ob->ctx, s, len);
     return 1;

@@ -347,10 +347,18 @@ static int held(const bw_plan_t *pl, const apr_array_header_t *rules)
  * with every pattern of its plan's databases, needed or not: a source of a
  * few rules (REQUEST_BODY's at paranoia level 4, a header's) scanned with
  * a plan of many (ARGS') pays for all of them on each of its values, a
- * 1 KB form body ~150 K cycles where its own rules take a few. */
+ * 1 KB form body ~150 K cycles where its own rules take a few. Counted in
+ * bits, as the plan's members are (a multiMatch rule has one per prefix of
+ * its chain too). */
 static int fits(const bw_plan_t *pl, const apr_array_header_t *rules)
 {
-    return apr_hash_count(pl->members) <= 2 * (unsigned)rules->nelts + PLAN_SLACK;
+    unsigned need = 0;
+    int i;
+    for (i = 0; i < rules->nelts; i++) {
+        const bw_rule_t *r = ((const bw_rule_t **)rules->elts)[i];
+        need += 1 + (r->multi_match ? (unsigned)r->ntfns : 0);
+    }
+    return apr_hash_count(pl->members) <= 2 * need + PLAN_SLACK;
 }
 
 /* The plan for a source with these rules: one of this program's that holds
