@@ -175,23 +175,9 @@ oas_prop_probe_words(const oas_schema_t *s, const char *name, size_t len, uint64
     return NULL;
 }
 
-static inline __attribute__((always_inline)) const oas_prop_t *
-oas_prop_probe(const oas_schema_t *s, const char *name, size_t len, const int is_long)
-{
-    uint64_t a, b, c;
-    oas_key_words(name, len, &a, &b, &c);
-    return oas_prop_probe_words(s, name, len, a, b, c, is_long);
-}
-
+/* A property named by more than 24 bytes (oas_prop_probe_words takes the
+ * shorter ones inline). */
 const oas_prop_t *oas_prop_find_long(const oas_schema_t *s, const char *name, size_t len);
-
-/* The property of s named name, or NULL. */
-static inline const oas_prop_t *oas_prop_find(const oas_schema_t *s, const char *name, size_t len)
-{
-    if (!s->n_props)
-        return NULL;
-    return len > 24 ? oas_prop_find_long(s, name, len) : oas_prop_probe(s, name, len, 0);
-}
 
 /* A pattern of the usual shape (^, atoms of ASCII sets with greedy
  * quantifiers, $) that matching greedily decides exactly, compiled for

@@ -199,12 +199,14 @@ static void prop_slots(apr_pool_t *p, oas_schema_t *s)
     s->slot_mask = size - 1;
 }
 
-/* Names longer than 24 bytes (oas_int.h's oas_prop_find takes the
- * others): out of line, so that the lookup of the usual, shorter name
+/* Names longer than 24 bytes (the key handler probes for the others
+ * inline): out of line, so that the lookup of the usual, shorter name
  * calls nothing and saves no registers. */
 const oas_prop_t *oas_prop_find_long(const oas_schema_t *s, const char *name, size_t len)
 {
-    return oas_prop_probe(s, name, len, 1);
+    uint64_t a, b, c;
+    oas_key_words(name, len, &a, &b, &c);
+    return oas_prop_probe_words(s, name, len, a, b, c, 1);
 }
 
 /* properties and required into one sorted table. */
