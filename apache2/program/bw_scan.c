@@ -334,6 +334,13 @@ static const char *cache_dir(bw_program_t *prog)
 }
 
 
+/* The bits rule r takes in a plan: one, and one per prefix of a
+ * multiMatch rule's chain (add_member). */
+static int bits_of(const bw_rule_t *r)
+{
+    return 1 + (r->multi_match ? r->ntfns : 0);
+}
+
 /* How many of rules pl holds. */
 static int held(const bw_plan_t *pl, const apr_array_header_t *rules)
 {
@@ -354,10 +361,8 @@ static int fits(const bw_plan_t *pl, const apr_array_header_t *rules)
 {
     unsigned need = 0;
     int i;
-    for (i = 0; i < rules->nelts; i++) {
-        const bw_rule_t *r = ((const bw_rule_t **)rules->elts)[i];
-        need += 1 + (r->multi_match ? (unsigned)r->ntfns : 0);
-    }
+    for (i = 0; i < rules->nelts; i++)
+        need += (unsigned)bits_of(((const bw_rule_t **)rules->elts)[i]);
     return apr_hash_count(pl->members) <= 2 * need + PLAN_SLACK;
 }
 
@@ -490,10 +495,8 @@ void bw_scan_build(bw_program_t *prog, apr_array_header_t *warnings)
     prog->plans = apr_array_make(prog->pool, 8, sizeof(bw_plan_t *));
     prog->src_plan = apr_palloc(prog->pool, sizeof(int) * (size_t)(prog->nsrc + 1));
     for (k = 0; k < prog->nsrc; k++)
-        for (i = 0; by[k] && i < by[k]->nelts; i++) {
-            const bw_rule_t *r = ((const bw_rule_t **)by[k]->elts)[i];
-            max_rules += 1 + (r->multi_match ? r->ntfns : 0);
-        }
+        for (i = 0; by[k] && i < by[k]->nelts; i++)
+            max_rules += bits_of(((const bw_rule_t **)by[k]->elts)[i]);
     for (k = 0; k < prog->nsrc; k++) {
         fresh = 0;
         prog->src_plan[k] = by[k] ? plan_for(prog, by[k], max_rules, &fresh) : -1;
