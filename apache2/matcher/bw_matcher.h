@@ -61,6 +61,10 @@ void bw_matcher_compile(bw_matcher_t *m, const char *cache_dir, const char **war
 void bw_matcher_cache_prune(apr_pool_t *pool, const char *cache_dir, apr_interval_time_t max_age);
 
 int bw_matcher_bits(const bw_matcher_t *m);
+/* How many of its regexes a value's bytes decide (one atom matching one
+ * byte: ".", "\w", "[^;]"…): bw_matcher_scan_many reads the values' bytes
+ * for them when given. */
+int bw_matcher_byte_patterns(const bw_matcher_t *m);
 int bw_matcher_words(const bw_matcher_t *m);      /* uint64_t words per bit vector */
 const uint64_t *bw_matcher_exact(const bw_matcher_t *m);
 const uint64_t *bw_matcher_always(const bw_matcher_t *m);
@@ -98,6 +102,10 @@ int bw_matcher_scan(const bw_matcher_t *m, bw_str_t value, uint64_t *hits);
  * value. When matches are so many that this costs more than a few passes
  * over the joined text, the rest is scanned value by value.
  *
+ * present (NULL: unknown) gives each value's bytes, 256 bits in 4 words
+ * (present[i] NULL: unknown): a value without a byte that every match of
+ * the value-by-value patterns needs is not scanned for them.
+ *
  * For each value that has a hit, hit(ctx, i, bits) is called with the
  * bits to add to its hits (maybe more than once for one value); the
  * always and universal sets are not included (they are the same for
@@ -116,7 +124,8 @@ typedef struct bw_matcher_buf_s {
     unsigned long calls;            /* scans run (for bulwark bench) */
 } bw_matcher_buf_t;
 typedef void (*bw_matcher_hit_fn)(void *ctx, int i, const uint64_t *bits);
-int bw_matcher_scan_many(const bw_matcher_t *m, const bw_str_t *values, int n, apr_pool_t *pool,
+int bw_matcher_scan_many(const bw_matcher_t *m, const bw_str_t *values,
+                         const uint64_t *const *present, int n, apr_pool_t *pool,
                          bw_matcher_buf_t *buf, bw_matcher_hit_fn hit, void *ctx);
 
 /* Free the process-wide scan state (the scratch prototype, the calling

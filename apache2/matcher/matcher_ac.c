@@ -46,7 +46,7 @@ void bw_mx_compile(bw_matcher_t *m, const char *cache_dir, const char **warning)
     memset(m->kind, MX_EXACT, (size_t)m->nbits);
     for (i = 0; i < m->pats->nelts; i++) {
         const mx_pat_t *p = &pats[i];
-        if (m->kind[p->bit] == MX_ALWAYS || (p->traits & MX_T_UNIVERSAL))
+        if (m->kind[p->bit] == MX_ALWAYS || (p->traits & MX_T_DECIDED))
             continue;
         if (p->kind == MX_REGEX) {
             add_regex(m, im, p, m->kind);

@@ -236,7 +236,7 @@ static int classify_regex(const mx_pat_t *p)
 /* Does pattern p go into database `which`? */
 static int in_db(const mx_pat_t *p, int which)
 {
-    if (p->traits & MX_T_UNIVERSAL)
+    if (p->traits & MX_T_DECIDED)
         return 0;
     return (which == DB_WHOLE) == ((p->traits & MX_T_WHOLE) != 0);
 }
@@ -496,7 +496,7 @@ void bw_mx_compile(bw_matcher_t *m, const char *cache_dir, const char **warning)
         /* which regexes join badly is worth finding out once, not at each
          * start: it is kept in the cache with the databases */
         for (i = 0; i < np; i++) {
-            if (pats[i].kind == MX_REGEX && !(pats[i].traits & (MX_T_WHOLE | MX_T_UNIVERSAL))
+            if (pats[i].kind == MX_REGEX && !(pats[i].traits & (MX_T_WHOLE | MX_T_DECIDED))
                 && bw_mx_joins_badly(&pats[i]))
                 pats[i].traits |= MX_T_WHOLE;
             traits[i] = (unsigned char)pats[i].traits;
@@ -519,11 +519,11 @@ void bw_mx_compile(bw_matcher_t *m, const char *cache_dir, const char **warning)
             m->info.db_bytes += bytes;
     }
     /* a bit is as weak as its weakest pattern (a @pm bit has many); a
-     * pattern whose database is missing is always; universal patterns are
-     * in no database (matcher.c sets their bits) */
+     * pattern whose database is missing is always; universal and byte
+     * patterns are in no database (matcher.c sets their bits) */
     memset(m->kind, MX_EXACT, (size_t)m->nbits);
     for (i = 0; i < np; i++) {
-        int kd = pats[i].traits & MX_T_UNIVERSAL ? MX_EXACT
+        int kd = pats[i].traits & MX_T_DECIDED ? MX_EXACT
                : im->db[pats[i].traits & MX_T_WHOLE ? DB_WHOLE : DB_JOINED] ? mode[i] : MX_ALWAYS;
         if (kd > m->kind[pats[i].bit])
             m->kind[pats[i].bit] = (unsigned char)kd;

@@ -19,6 +19,9 @@ enum { MX_EXACT = 0, MX_MAYBE = 1, MX_ALWAYS = 2 };   /* what a bit's hit means 
                                * newline between joined values where no value has a match
                                * (matcher.c, joins_badly), an empty phrase or one with a newline */
 #define MX_T_UNIVERSAL 0x04   /* matches every value (^.*$, .*): not scanned for */
+#define MX_T_BYTES     0x08   /* one atom matching one byte (., \w, [^;]…): matches a value
+                               * that has a byte of mx_pat_t.bytes; not scanned for */
+#define MX_T_DECIDED   (MX_T_UNIVERSAL | MX_T_BYTES)   /* in no database */
 
 /* The byte between joined values (bw_matcher_scan_many): one no rule set
  * writes and no UTF-8 text has, neither space nor word. */
@@ -32,6 +35,7 @@ typedef struct {
                          * and $ also matches MX_SEP (matcher.c) */
     int nocase;         /* phrases: ASCII case-insensitive */
     unsigned traits;    /* MX_T_* */
+    uint64_t bytes[4];  /* MX_T_BYTES: the bytes it matches */
 } mx_pat_t;
 
 struct bw_matcher_s {
@@ -41,11 +45,15 @@ struct bw_matcher_s {
     unsigned char *kind;            /* per bit: MX_EXACT, MX_MAYBE or MX_ALWAYS */
     uint64_t *exact, *always;
     uint64_t *line, *univ;          /* bw_matcher_line, bw_matcher_universal */
-    int scans;                      /* a pattern whose bit a scan may set: the others'
-                                     * bits are fixed (always, universal) */
+    int scans;                      /* a pattern a database scan may set the bit of; the
+                                     * others' bits are fixed (always, universal) or
+                                     * read from a value's bytes (byte patterns) */
     int literal;                    /* every pattern that can be joined is a phrase:
                                      * joined scans report every occurrence */
     int compiled;
+    int nbyte;                      /* MX_T_BYTES patterns: their bits and bytes */
+    int *byte_bit;
+    const uint64_t (*byte_set)[4];
     bw_matcher_info_t info;
     void *impl;                     /* the implementation's compiled form */
 };

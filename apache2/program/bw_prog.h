@@ -63,6 +63,8 @@ typedef struct bw_plan_s {
                                     * match anything (exact) or that no
                                     * matcher could take (maybe) */
     int all_triggers;              /* some of them are trigger bits */
+    int byte_patterns;             /* a matcher has regexes a string's bytes decide:
+                                    * it is handed the strings' bytes */
     apr_hash_t *members;           /* rule -> bit and slot */
 } bw_plan_t;
 

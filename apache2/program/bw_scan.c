@@ -291,6 +291,8 @@ static void plan_compile(apr_pool_t *p, bw_plan_t *pl, const char *dir, apr_arra
         if (!pl->m[k])
             continue;
         bw_matcher_compile(pl->m[k], dir, &warning);
+        if (bw_matcher_byte_patterns(pl->m[k]))
+            pl->byte_patterns = 1;
         if (warning && warnings)
             *(const char **)apr_array_push(warnings) = warning;
         /* a bit is as the matcher that owns it says (another calls a bit

@@ -280,6 +280,7 @@ typedef struct {
     dstr_t *d;
     int nd;
     bw_str_t *vs;           /* the strings of one matcher's scan */
+    const uint64_t **vps;   /* their bytes (when a matcher has byte patterns) */
     int *ids;               /* and which dstr each is */
     int all_triggers;       /* the bits every string hits include triggers */
     uint64_t *gany;         /* per group: nw words, what any of its strings hit
@@ -366,6 +367,7 @@ static void scan_kind(scan_t *sc, int k)
 {
     int i, n = 0;
     unsigned want = 1u << k;
+    const uint64_t **vps = NULL;
     for (i = 0; i < sc->nd; i++) {
         const dstr_t *d = &sc->d[i];
         if (!(d->need & want) || (k == BW_PM_GATED && !d->gated)
@@ -374,7 +376,13 @@ static void scan_kind(scan_t *sc, int k)
         sc->vs[n] = d->str;
         sc->ids[n++] = i;
     }
-    if (n && !bw_matcher_scan_many(sc->pl->m[k], sc->vs, n, sc->tx->pool, &sc->tx->scanbuf,
+    /* the strings' bytes, for the matcher's patterns they decide */
+    if (n && sc->vps && bw_matcher_byte_patterns(sc->pl->m[k])) {
+        vps = sc->vps;
+        for (i = 0; i < n; i++)
+            vps[i] = sc->d[sc->ids[i]].ps ? sc->d[sc->ids[i]].ps->w : NULL;
+    }
+    if (n && !bw_matcher_scan_many(sc->pl->m[k], sc->vs, vps, n, sc->tx->pool, &sc->tx->scanbuf,
                                    on_hit, sc))
         sc->inexact = 1;
 }
@@ -520,6 +528,8 @@ const bw_hits_t *bw_src_scan(bw_tx_t *tx, bw_src_state_t *S, int k)
         sc.grow[q] = take(tx, sizeof(int) * (size_t)(chunk + 1));
     sc.d = take(tx, sizeof(dstr_t) * (size_t)(chunk * sc.ng + 1));
     sc.vs = take(tx, sizeof(bw_str_t) * (size_t)(chunk * sc.ng + 1));
+    if (pl->byte_patterns)
+        sc.vps = take(tx, sizeof(uint64_t *) * (size_t)(chunk * sc.ng + 1));
     sc.ids = take(tx, sizeof(int) * (size_t)(chunk * sc.ng + 1));
     for (first = 0; first < n; first += chunk) {
         int end = first + chunk < n ? first + chunk : n;

@@ -119,9 +119,21 @@ static void check_many(apr_pool_t *p, apr_pool_t *keep, const bw_matcher_t *m, d
 {
     int words = bw_matcher_words(m), i, k, w, ok;
     many_t mt;
+    /* each subject's bytes, as the executor hands them over: the scan may
+     * skip the value-by-value patterns for a subject without their bytes */
+    uint64_t *bytes = apr_pcalloc(p, sizeof(uint64_t) * 4 * (size_t)n);
+    const uint64_t **present = apr_palloc(p, sizeof(uint64_t *) * (size_t)n);
+    for (i = 0; i < n; i++) {
+        size_t j;
+        for (j = 0; j < s[i].len; j++) {
+            unsigned char c = (unsigned char)s[i].data[j];
+            bytes[4 * (size_t)i + c / 64] |= (uint64_t)1 << (c % 64);
+        }
+        present[i] = &bytes[4 * (size_t)i];
+    }
     mt.words = words;
     mt.hits = apr_pcalloc(p, sizeof(uint64_t) * (size_t)words * (size_t)n);
-    ok = bw_matcher_scan_many(m, s, n, p, buf, on_many, &mt);
+    ok = bw_matcher_scan_many(m, s, present, n, p, buf, on_many, &mt);
     for (i = 0; i < n; i++) {
         uint64_t *h = &mt.hits[(size_t)i * (size_t)words];
         for (w = 0; w < words; w++)
@@ -241,7 +253,7 @@ static int check_phrases(apr_pool_t *p, const dpat_t *pats, int n, const bw_str_
         apr_pool_create(&tmp, p);
         mt.words = words;
         mt.hits = apr_pcalloc(tmp, sizeof(uint64_t) * (size_t)words * (size_t)len);
-        bw_matcher_scan_many(m, subj + k, len, tmp, &buf, on_many, &mt);
+        bw_matcher_scan_many(m, subj + k, NULL, len, tmp, &buf, on_many, &mt);
         for (i = 0; i < len; i++)
             judge_phrases(ph, np, &mt.hits[(size_t)i * (size_t)words], subj[k + i],
                           &truth[(size_t)(k + i) * (size_t)words], 1, 1);

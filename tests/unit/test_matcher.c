@@ -1,0 +1,200 @@
+/*
+ * Unit tests for the matcher's byte patterns (apache2/matcher/matcher.c):
+ * a regex that is one atom matching one byte (".", "\w", "[^;]"...) is
+ * decided from a value's bytes, without a database scan. Each regex below
+ * is held to PCRE2 (compiled as @rx compiles) on every subject of up to two
+ * bytes over an alphabet of the bytes such classes tell apart, scanned
+ * alone and many at once (with and without the values' bytes handed over);
+ * the ones that are one such atom must take no scan call at all, and the
+ * look-alikes that are not (a quantifier, a second atom, an anchor, a class
+ * closed early, x mode) must still be scanned. The CRS regexes go through
+ * the same path in tests/matcher/diff.
+ */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+#include "base/bw_regex.h"
+#include "matcher/bw_matcher.h"
+
+static apr_pool_t *g_pool;
+
+typedef struct {
+    const char *re;
+    int bytes;      /* 1: decided by the value's bytes, no scan call */
+} rx_case_t;
+
+static const rx_case_t CASES[] = {
+    { ".", 1 },
+    { "(?s).", 1 },
+    { "(?-s).", 1 },
+    { "(?i)(?s)[a-c]", 1 },
+    { "\\w", 1 },
+    { "\\W", 1 },
+    { "\\d", 1 },
+    { "\\s", 1 },
+    { "\\S", 1 },
+    { "\\h", 1 },
+    { "\\v", 1 },
+    { "\\N", 1 },
+    { "[;]", 1 },
+    { "[^;\\s]", 1 },
+    { "[]a]", 1 },
+    { "[^]a]", 1 },
+    { "[a\\]]", 1 },
+    { "[[:alpha:]_]", 1 },
+    { "[^[:^digit:]x]", 1 },
+    { "(?i)[k-m]", 1 },
+    { "[\\x00-\\x1f\\x7f]", 1 },
+    { "[\\\\]", 1 },
+    { "[-a]", 1 },
+    { "[a-]", 1 },
+    /* look-alikes: scanned as any regex */
+    { "a", 0 },
+    { "\\b", 0 },
+    { "\\R", 0 },
+    { "..", 0 },
+    { ".+", 0 },
+    { "[a]]", 0 },
+    { "[a]b", 0 },
+    { "[a][b]", 0 },
+    { "^.", 0 },
+    { ".$", 0 },
+    { "(?x)[ a]", 0 },
+    { "(?i:[a])", 0 },
+    { "[\\Q]\\E]", 0 },
+    { "(.)", 0 },
+    { "[a]{2}", 0 },
+};
+
+/* Bytes classes tell apart, and the separator of joined scans. */
+static const unsigned char ALPHABET[] = {
+    0x00, '\t', '\n', 0x0b, '\r', ' ', '!', '-', '0', '9', ':', ';', 'A', 'K', 'Z', '[',
+    '\\', ']', '_', 'a', 'c', 'k', 'z', 0x7f, 0x80, 0xa0, 0xff,
+};
+#define NA ((int)sizeof(ALPHABET))
+#define NSUBJ (1 + NA + NA * NA)
+
+/* Subject k: the empty string, then one byte, then two. */
+static bw_str_t subject(int k, char *buf)
+{
+    if (k == 0)
+        return bw_str_n(buf, 0);
+    if (k <= NA) {
+        buf[0] = (char)ALPHABET[k - 1];
+        return bw_str_n(buf, 1);
+    }
+    k -= NA + 1;
+    buf[0] = (char)ALPHABET[k / NA];
+    buf[1] = (char)ALPHABET[k % NA];
+    return bw_str_n(buf, 2);
+}
+
+typedef struct {
+    uint64_t *hit;      /* per subject: bit 0 */
+} many_t;
+
+static void on_many(void *ctx, int i, const uint64_t *bits)
+{
+    many_t *mt = ctx;
+    mt->hit[i] |= bits[0] & 1;
+}
+
+/* The verdict of a scan for bit 0: set only where PCRE2 matches when the
+ * bit is exact, set wherever it matches in any case. */
+static void check_verdict(const rx_case_t *c, const bw_matcher_t *m, bw_str_t s, int set,
+                          int truth, const char *how)
+{
+    int exact = bw_matcher_exact(m)[0] & 1;
+    if ((truth && !set) || (exact && set != truth))
+        ck_abort_msg("%s on \"%s\" (%zu bytes, first 0x%02x): scan %d, PCRE2 %d (%s)", c->re,
+                     how, s.len, s.len ? (unsigned char)s.data[0] : 0, set, truth,
+                     exact ? "exact" : "maybe");
+}
+
+START_TEST(test_byte_patterns)
+{
+    const rx_case_t *c = &CASES[_i];
+    apr_pool_t *p;
+    bw_matcher_t *m;
+    pcre2_code *re;
+    pcre2_match_data *md;
+    char *err = NULL, (*bufs)[2];
+    const char *warning = NULL;
+    bw_str_t *subj;
+    uint64_t (*bytes)[4], hits[1];
+    const uint64_t **present;
+    int k, round, truth[NSUBJ];
+
+    apr_pool_create(&p, g_pool);
+    re = bw_regex_compile(p, c->re, 0, &err);
+    ck_assert_msg(re != NULL, "%s: %s", c->re, err ? err : "?");
+    md = pcre2_match_data_create_from_pattern(re, NULL);
+    m = bw_matcher_create(p);
+    ck_assert_int_eq(bw_matcher_add_regex_as(m, c->re, strlen(c->re), 0), 0);
+    bw_matcher_compile(m, NULL, &warning);
+
+    bufs = apr_palloc(p, sizeof(*bufs) * NSUBJ);
+    subj = apr_palloc(p, sizeof(*subj) * NSUBJ);
+    bytes = apr_pcalloc(p, sizeof(*bytes) * NSUBJ);
+    present = apr_palloc(p, sizeof(*present) * NSUBJ);
+    for (k = 0; k < NSUBJ; k++) {
+        size_t j;
+        subj[k] = subject(k, bufs[k]);
+        for (j = 0; j < subj[k].len; j++) {
+            unsigned char b = (unsigned char)subj[k].data[j];
+            bytes[k][b / 64] |= (uint64_t)1 << (b % 64);
+        }
+        present[k] = bytes[k];
+        truth[k] = bw_regex_match(re, subj[k], md);
+        ck_assert_int_ge(truth[k], 0);
+        hits[0] = 0;
+        bw_matcher_scan(m, subj[k], hits);
+        check_verdict(c, m, subj[k], (int)(hits[0] & 1), truth[k], "alone");
+    }
+    /* many at once, with the values' bytes and without */
+    for (round = 0; round < 2; round++) {
+        bw_matcher_buf_t buf;
+        many_t mt;
+        memset(&buf, 0, sizeof(buf));
+        mt.hit = apr_pcalloc(p, sizeof(uint64_t) * NSUBJ);
+        bw_matcher_scan_many(m, subj, round ? NULL : present, NSUBJ, p, &buf, on_many, &mt);
+        for (k = 0; k < NSUBJ; k++)
+            check_verdict(c, m, subj[k],
+                          (int)((mt.hit[k] | bw_matcher_always(m)[0] | bw_matcher_universal(m)[0])
+                                & 1), truth[k], round ? "many, bytes unknown" : "many");
+        if (c->bytes)
+            ck_assert_msg(buf.calls == 0, "%s: one atom, yet %lu scan calls", c->re, buf.calls);
+        else   /* or it has no database to be scanned with: always set */
+            ck_assert_msg(buf.calls > 0 || (bw_matcher_always(m)[0] & 1),
+                          "%s: not one atom, yet never scanned", c->re);
+    }
+    pcre2_match_data_free(md);
+    apr_pool_destroy(p);
+}
+END_TEST
+
+static Suite *matcher_suite(void)
+{
+    Suite *s = suite_create("matcher");
+    TCase *tc = tcase_create("bytes");
+    tcase_set_timeout(tc, 60);
+    tcase_add_loop_test(tc, test_byte_patterns, 0, (int)(sizeof(CASES) / sizeof(CASES[0])));
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr;
+    int failed;
+
+    apr_initialize();
+    apr_pool_create(&g_pool, NULL);
+    sr = srunner_create(matcher_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    apr_pool_destroy(g_pool);
+    apr_terminate();
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
