@@ -37,8 +37,9 @@ static size_t option_run(const char *s, size_t n, int *multiline)
 }
 
 /* Walk a regex's text: its MX_T_LINE and MX_T_WHOLE traits, and (out not
- * NULL) the text with each ^ and $ anchor also matching the byte that
- * separates joined values: (?:^|\xff) and (?:$|\xff). Errs only towards
+ * NULL) the text with each ^, $, \A, \z and \Z anchor also matching the
+ * byte that separates joined values: (?:^|\xff), (?:$|\xff), (?:\A|\xff),
+ * (?:\z|\xff), (?:\Z|\n?\xff). Errs only towards
  * more traits (one too many costs speed, one too few a missed match): an
  * escape that may be an absolute anchor counts even inside a class. */
 static unsigned walk_anchors(bw_str_t re, char *out, size_t *outlen)
@@ -60,9 +61,22 @@ static unsigned walk_anchors(bw_str_t re, char *out, size_t *outlen)
                 i = k;
                 continue;
             }
-            if (d == 'A' || d == 'z' || d == 'Z' || d == 'G')
-                t |= MX_T_WHOLE;
-            EMIT(s + i, 2);
+            /* \A, \z and \Z also match at the separator, as ^ and $ do
+             * (\Z before a final newline too); \G has nothing to match there */
+            if (!in_class && d == 'A') {
+                t |= MX_T_LINE;
+                EMIT("(?:\\A|\\xff)", 11);
+            } else if (!in_class && d == 'z') {
+                t |= MX_T_LINE;
+                EMIT("(?:\\z|\\xff)", 11);
+            } else if (!in_class && d == 'Z') {
+                t |= MX_T_LINE;
+                EMIT("(?:\\Z|\\n?\\xff)", 14);
+            } else {
+                if (d == 'A' || d == 'z' || d == 'Z' || d == 'G')
+                    t |= MX_T_WHOLE;
+                EMIT(s + i, 2);
+            }
             i += 2;
             continue;
         }

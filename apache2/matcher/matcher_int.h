@@ -12,10 +12,10 @@ enum { MX_EXACT = 0, MX_MAYBE = 1, MX_ALWAYS = 2 };   /* what a bit's hit means 
 
 /* What a regex's text says (matcher.c, mx_regex_traits). */
 /* What a pattern's text says (matcher.c, mx_traits). */
-#define MX_T_LINE      0x01   /* a ^ or $ anchor: a newline or MX_SEP in the value makes its
-                               * hit maybe */
-#define MX_T_WHOLE     0x02   /* scanned value by value, never joined: a regex with \A, \z,
-                               * \Z, \G or an inline m option, one that matches across the
+#define MX_T_LINE      0x01   /* a ^, $, \A, \z or \Z anchor: a newline or MX_SEP in the
+                               * value makes its hit maybe */
+#define MX_T_WHOLE     0x02   /* scanned value by value, never joined: a regex with \G or an
+                               * inline m option, one that matches across the
                                * newline between joined values where no value has a match
                                * (matcher.c, joins_badly), an empty phrase or one with a newline */
 #define MX_T_UNIVERSAL 0x04   /* matches every value (^.*$, .*): not scanned for */
