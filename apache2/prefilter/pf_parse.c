@@ -5,9 +5,9 @@
  * (8-bit, no UTF, built-in tables, DOTALL): one class or literal is one byte.
  *
  * Safety comes from three habits: a part whose meaning is certain but
- * opaque (backreference, \p, \d, lookaround) is replaced by something that
+ * opaque (backreference, \p, \w, lookaround) is replaced by something that
  * matches *more* (anything, any byte, the empty string for zero-width
- * parts); a construct not understood, or whose meaning differs between
+ * parts; \s and \d are their bytes under the built-in tables); a construct not understood, or whose meaning differs between
  * PCRE2 versions, stops the walk (pf_parse returns -1 and the regex always
  * runs); in fold mode (some part is caseless) every byte is ASCII-lowered,
  * as the caller lowers the subject, and bytes >= 0x80 become "any byte":
@@ -114,6 +114,27 @@ static pf_info_t info_byte(const pf_parser_t *ps, int c)
 }
 
 /* --- escapes --- */
+
+/* The bytes of \s and \d as PCRE2 reads them with its built-in tables
+ * (no UTF, no UCP): the six blanks 9-13 and 32, the ten ASCII digits. 1
+ * when c is one of them, its bytes added to b. (\h and \v also match
+ * 0xa0 or 0x85, \w and the negated ones are too large: any byte.) */
+static int type_bytes(unsigned char c, pf_bytes_t *b)
+{
+    int k;
+    if (c == 's') {
+        for (k = 9; k <= 13; k++)
+            bytes_add(b, k);
+        bytes_add(b, ' ');
+        return 1;
+    }
+    if (c == 'd') {
+        for (k = '0'; k <= '9'; k++)
+            bytes_add(b, k);
+        return 1;
+    }
+    return 0;
+}
 
 /* Digits in base 8 or 16 up to a closing brace; the value must fit a byte. */
 static int braced_number(pf_parser_t *ps, int base, int *v)
@@ -229,6 +250,13 @@ static int parse_escape(pf_parser_t *ps, pf_info_t *out)
         return fail(ps, "trailing backslash");
     c = *ps->p++;
     *out = pf_info_any(ps->env);
+    if (c == 's' || c == 'd') {
+        pf_bytes_t b;
+        memset(&b, 0, sizeof(b));
+        type_bytes(c, &b);
+        *out = info_from_bytes(ps, &b);
+        return ATOM_REPEATABLE;
+    }
     switch (c) {
     case 'd': case 'D': case 'w': case 'W': case 's': case 'S':
     case 'h': case 'H': case 'v': case 'V': case 'C': case 'R': case 'X':
@@ -390,6 +418,13 @@ static int parse_class(pf_parser_t *ps, pf_bytes_t *b)
         }
         if (more(ps, 2) && ps->p[0] == '\\' && (ps->p[1] == 'Q' || ps->p[1] == 'E'))
             return fail(ps, "\\Q or \\E in a class");
+        if (more(ps, 2) && ps->p[0] == '\\' && type_bytes(ps->p[1], b)) {
+            ps->p += 2;
+            /* "[\d-x]" is \d, '-' and 'x' to PCRE2; not worth reading */
+            if (more(ps, 2) && ps->p[0] == '-' && ps->p[1] != ']')
+                return fail(ps, "range from a class escape");
+            continue;
+        }
         kind = class_member(ps, &v);
         if (kind < 0 || class_range(ps, b, v, kind) < 0)
             return -1;
