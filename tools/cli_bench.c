@@ -322,9 +322,10 @@ static void bench_usage(FILE *o)
                "  --metrics-ab PAIRS  the counters' cost in one process: PAIRS pairs of N\n"
                "               transactions counting and N not, order swapped each pair;\n"
                "               median and quartiles of the per-pair CPU and wall ratios\n"
-               "  --top N      N more transactions with every rule timed: the N rules that took\n"
-               "               the most, in us per transaction (operators, transformations,\n"
-               "               actions; not the scans, which run before the rules)\n", ROUNDS);
+               "  --top N      --iterations more transactions, every rule timed: the N\n"
+               "               rules that took the most, in us per transaction (operators,\n"
+               "               transformations, actions; not the scans, which run before\n"
+               "               the rules)\n", ROUNDS);
 }
 
 /* Options first; returns the index of the first request or -1 (usage). */

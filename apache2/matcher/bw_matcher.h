@@ -103,8 +103,9 @@ int bw_matcher_scan(const bw_matcher_t *m, bw_str_t value, uint64_t *hits);
  * over the joined text, the rest is scanned value by value.
  *
  * present (NULL: unknown) gives each value's bytes, 256 bits in 4 words
- * (present[i] NULL: unknown): a value without a byte that every match of
- * the value-by-value patterns needs is not scanned for them.
+ * (present[i] NULL: unknown), from which the regexes of one byte-class
+ * atom (bw_matcher_byte_patterns) are decided; unknown bytes are read
+ * from the value.
  *
  * For each value that has a hit, hit(ctx, i, bits) is called with the
  * bits to add to its hits (maybe more than once for one value); the

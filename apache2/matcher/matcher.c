@@ -10,6 +10,7 @@
 #include <apr_hash.h>
 #include "matcher/matcher_int.h"
 #include "base/bw_regex.h"
+#include "transformations/bw_tfn.h"   /* bw_byteset_of */
 
 bw_matcher_t *bw_matcher_create(apr_pool_t *pool)
 {
@@ -247,17 +248,6 @@ static int byte_pattern(apr_pool_t *pool, bw_str_t re, uint64_t bytes[4])
         }
     pcre2_match_data_free(md);
     return ok;
-}
-
-/* The bytes of v, 256 bits. */
-static void bytes_of(bw_str_t v, uint64_t set[4])
-{
-    size_t i;
-    memset(set, 0, sizeof(uint64_t) * 4);
-    for (i = 0; i < v.len; i++) {
-        unsigned char c = (unsigned char)v.data[i];
-        set[c / 64] |= (uint64_t)1 << (c % 64);
-    }
 }
 
 /* Set in bits the byte patterns' bits that a value with bytes `set` has. */
@@ -535,9 +525,9 @@ int bw_matcher_scan(const bw_matcher_t *m, bw_str_t value, uint64_t *hits)
 {
     int w, ok = m->nbits ? bw_mx_scan(m, value, hits, MX_SCAN_ALL) : 1;
     if (m->nbyte) {
-        uint64_t set[4];
-        bytes_of(value, set);
-        byte_hits(m, set, hits);
+        bw_byteset_t set;
+        bw_byteset_of(value, &set);
+        byte_hits(m, set.w, hits);
     }
     for (w = 0; w < m->nwords; w++)
         hits[w] |= ok ? m->always[w] | m->univ[w] : ~(uint64_t)0;
@@ -693,14 +683,14 @@ static void byte_pass(const bw_matcher_t *m, const bw_str_t *v, const uint64_t *
                       int n, apr_pool_t *pool, bw_matcher_buf_t *buf, bw_matcher_hit_fn hit,
                       void *ctx)
 {
-    uint64_t set[4];
+    bw_byteset_t set;
     int i;
     buf->bits = room(pool, buf->bits, &buf->bitscap, m->nwords, sizeof(uint64_t));
     for (i = 0; i < n; i++) {
         const uint64_t *ps = present ? present[i] : NULL;
         if (!ps) {
-            bytes_of(v[i], set);
-            ps = set;
+            bw_byteset_of(v[i], &set);
+            ps = set.w;
         }
         memset(buf->bits, 0, sizeof(uint64_t) * (size_t)m->nwords);
         if (byte_hits(m, ps, buf->bits))

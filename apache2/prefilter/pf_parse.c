@@ -7,8 +7,9 @@
  * Safety comes from three habits: a part whose meaning is certain but
  * opaque (backreference, \p, \w, lookaround) is replaced by something that
  * matches *more* (anything, any byte, the empty string for zero-width
- * parts; \s and \d are their bytes under the built-in tables); a construct not understood, or whose meaning differs between
- * PCRE2 versions, stops the walk (pf_parse returns -1 and the regex always
+ * parts; \s and \d are their bytes under the built-in tables); a
+ * construct not understood, or whose meaning differs between PCRE2
+ * versions, stops the walk (pf_parse returns -1 and the regex always
  * runs); in fold mode (some part is caseless) every byte is ASCII-lowered,
  * as the caller lowers the subject, and bytes >= 0x80 become "any byte":
  * PCRE2's built-in tables fold none of them, but other tables could.
@@ -258,7 +259,7 @@ static int parse_escape(pf_parser_t *ps, pf_info_t *out)
         return ATOM_REPEATABLE;
     }
     switch (c) {
-    case 'd': case 'D': case 'w': case 'W': case 's': case 'S':
+    case 'D': case 'w': case 'W': case 'S':
     case 'h': case 'H': case 'v': case 'V': case 'C': case 'R': case 'X':
         return ATOM_REPEATABLE;
     case 'N':

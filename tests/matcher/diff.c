@@ -119,8 +119,8 @@ static void check_many(apr_pool_t *p, apr_pool_t *keep, const bw_matcher_t *m, d
 {
     int words = bw_matcher_words(m), i, k, w, ok;
     many_t mt;
-    /* each subject's bytes, as the executor hands them over: the scan may
-     * skip the value-by-value patterns for a subject without their bytes */
+    /* each subject's bytes, as the executor hands them over: the regexes
+     * of one byte-class atom are decided from them */
     uint64_t *bytes = apr_pcalloc(p, sizeof(uint64_t) * 4 * (size_t)n);
     const uint64_t **present = apr_palloc(p, sizeof(uint64_t *) * (size_t)n);
     for (i = 0; i < n; i++) {
