@@ -11,8 +11,13 @@
  * returns its input, so benign values are not copied). The bytes of every
  * value are known at each node, and their union: a node whose
  * transformation has no trigger byte in the union is its parent's array,
- * in constant time. Then the source's scan plan (program/bw_scan.c): the
- * distinct strings the plan's chains make of each value (slots whose
+ * in constant time; a node whose peer (the same transformation in another
+ * chain) was handed the very same array takes the peer's arrays, also in
+ * constant time: chains that differ only in steps that changed nothing
+ * (t:lowercase after seven different prefixes in CRS) make one array, not
+ * seven copies of it, and the scan below sees one group of slots, not
+ * seven. Then the source's scan plan (program/bw_scan.c): the distinct
+ * strings the plan's chains make of each value (slots whose
  * arrays are the same array are one) are scanned by each matcher their
  * slots need, all of a chunk of values in one call (matcher/,
  * bw_matcher_scan_many); a value keeps a row of hits only when something
@@ -117,19 +122,27 @@ static const bw_str_t *node_input(const bw_tx_t *tx, const bw_src_state_t *S, in
 #define MAX_PEERS 8
 
 /* The peers of `node` (same transformation) S has computed, and that
- * changed some value: their inputs and results (bw_prog.h, tfn_peers). */
+ * changed some value: their inputs and results (bw_prog.h, tfn_peers).
+ * A peer whose input is `in` itself (its chain and ours made the same
+ * array: the steps before changed nothing) made what node `node` would
+ * make, arrays and all: returns -1 with *same its own number. */
 static int computed_peers(const bw_tx_t *tx, const bw_src_state_t *S, int node,
+                          const bw_str_t *own, int *same,
                           const bw_str_t **pin, const bw_str_t **pout, const bw_byteset_t **pps)
 {
     const int *m = tx->prog->tfn_peers ? tx->prog->tfn_peers[node] : NULL;
     int n = 0, i;
-    for (i = 0; m && m[i] >= 0 && n < MAX_PEERS; i++) {
+    for (i = 0; m && m[i] >= 0; i++) {
         int l = S->local[m[i]];
         const bw_str_t *in;
         if (l < 0 || !S->tv[l])
             continue;
         in = node_input(tx, S, m[i]);
-        if (S->tv[l] == in)   /* it changed nothing: nothing to share */
+        if (in == own) {
+            *same = l;
+            return -1;
+        }
+        if (S->tv[l] == in || n == MAX_PEERS)   /* it changed nothing: nothing to share */
             continue;
         pin[n] = in;
         pout[n] = S->tv[l];
@@ -164,7 +177,13 @@ static void tv_node(bw_tx_t *tx, bw_src_state_t *S, int node)
     /* no value has a byte the transformation acts on: the parent's arrays */
     if (!bw_tfn_may_change(pn->tfn, iall))
         return;
-    np = computed_peers(tx, S, node, pin, pout, pps);
+    np = computed_peers(tx, S, node, in, &q, pin, pout, pps);
+    if (np < 0) {   /* a peer made these very arrays from this very input */
+        S->tv[l] = S->tv[q];
+        S->tps[l] = S->tps[q];
+        S->tall[l] = S->tall[q];
+        return;
+    }
     out = apr_palloc(tx->pool, sizeof(bw_str_t) * (size_t)(S->n + 1));
     ops = apr_palloc(tx->pool, sizeof(bw_byteset_t) * (size_t)(S->n + 1));
     memset(&all, 0, sizeof(all));
