@@ -242,9 +242,12 @@ struct bw_program_s {
      * rules there need (1 << BW_PM_…, 0: the slot is not scanned for this
      * source) and their gated regexes' bytes (4 words a slot): a plan
      * shared with a source that has more rules is scanned only as far as
-     * this one needs */
+     * this one needs; and the bytes of their open regexes' gates (all
+     * bytes where one has none): a string with none of them needs no open
+     * scan */
     unsigned char **src_slot_need;
     uint64_t **src_slot_gate;
+    uint64_t **src_slot_ogate;
     int **src_slots;                 /* per source: the slots it needs (need != 0) */
     int *src_nslots;
     /* folded (bw_fold.c): phase 1 starts at phase1_start with TX loaded

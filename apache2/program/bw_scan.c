@@ -23,7 +23,10 @@
  *     keywords). The literals go to the lits matcher as the trigger bit of
  *     the rule's slot, and the triggered matcher is scanned only when a
  *     string has a trigger of a slot that made it.
- *   - open: neither; scanned every time.
+ *   - open: neither; scanned every time, except a string that has no byte
+ *     of any open regex's gate where all of its slots' open regexes have
+ *     one, however common (930100 needs one of "%.?0", 932150 a blank or
+ *     one of ";|&<>": a JSON name or word has neither).
  * Gates and triggers are per slot: a chain that makes odd strings of most
  * values (base64Decode makes bytes of anything) calls for a scan only
  * with its own rules' bytes and literals.
@@ -56,7 +59,8 @@
 /* A cached database no start-up has read for this long is removed. */
 #define CACHE_MAX_AGE apr_time_from_sec(14 * 24 * 3600)
 
-/* Where a bit went: matcher k; for a gated regex its gate, for a
+/* Where a bit went: matcher k; for a gated regex its gate, for an open
+ * one its gate when it has one (any weight; all bytes when none), for a
  * triggered one its literals. */
 typedef struct {
     int bit, slot, k, nocase;
@@ -204,7 +208,13 @@ static void add_pattern(apr_pool_t *p, bw_plan_t *pl, const bw_rule_t *r, int bi
         pc->nocase = nocase;
         return;
     }
+    /* a gate too common to be worth a matcher of its own still spares the
+     * open scan of a string that has none of its bytes (open_gate) */
+    if (!bw_prefilter_gate(p, re, len, 0, gate, &weight))
+        memset(gate, 0xff, sizeof(gate));
     bw_matcher_add_regex_as(matcher(p, pl, BW_PM_OPEN, bit, slot), re, len, bit);
+    pc = &APR_ARRAY_IDX(pl->placed, pl->placed->nelts - 1, placed_t);
+    memcpy(pc->gate, gate, sizeof(gate));
 }
 
 /* A bit for r's operator over the first n transformations of its chain,
@@ -264,7 +274,7 @@ static void plan_slots(apr_pool_t *p, bw_plan_t *pl)
     for (i = 0; i < pl->placed->nelts; i++) {
         const placed_t *pc = &APR_ARRAY_IDX(pl->placed, i, placed_t);
         pl->slot_need[pc->slot] |= (unsigned char)(1u << pc->k);
-        for (w = 0; w < 4; w++)
+        for (w = 0; pc->k == BW_PM_GATED && w < 4; w++)
             pl->slot_gate[4 * (size_t)pc->slot + (size_t)w] |= pc->gate[w];
         if (pc->k != BW_PM_TRIGGERED)
             continue;
@@ -444,7 +454,8 @@ static const placed_t *placed_of(const bw_plan_t *pl, int bit)
 }
 
 /* A bit of a rule of source k: its slot needs its matcher (and the literal
- * one, for a triggered regex's triggers) and its gate. */
+ * one, for a triggered regex's triggers) and its gate (a gated or an open
+ * regex's: src_slot_gate and src_slot_ogate). */
 static void need_bit(bw_program_t *prog, int k, const bw_plan_t *pl, int bit, int slot)
 {
     const placed_t *pc = placed_of(pl, bit);
@@ -454,8 +465,10 @@ static void need_bit(bw_program_t *prog, int k, const bw_plan_t *pl, int bit, in
     prog->src_slot_need[k][slot] |= (unsigned char)(1u << pc->k);
     if (pc->k == BW_PM_TRIGGERED)
         prog->src_slot_need[k][slot] |= 1u << BW_PM_LITS;
-    for (w = 0; w < 4; w++)
+    for (w = 0; pc->k == BW_PM_GATED && w < 4; w++)
         prog->src_slot_gate[k][4 * (size_t)slot + (size_t)w] |= pc->gate[w];
+    for (w = 0; pc->k == BW_PM_OPEN && w < 4; w++)
+        prog->src_slot_ogate[k][4 * (size_t)slot + (size_t)w] |= pc->gate[w];
 }
 
 /* Per source, the slots of its plan its own rules use (bw_prog.h). */
@@ -464,6 +477,7 @@ static void source_needs(bw_program_t *prog, apr_array_header_t **by)
     int k, i, n;
     prog->src_slot_need = apr_pcalloc(prog->pool, sizeof(unsigned char *) * (size_t)(prog->nsrc + 1));
     prog->src_slot_gate = apr_pcalloc(prog->pool, sizeof(uint64_t *) * (size_t)(prog->nsrc + 1));
+    prog->src_slot_ogate = apr_pcalloc(prog->pool, sizeof(uint64_t *) * (size_t)(prog->nsrc + 1));
     prog->src_slots = apr_pcalloc(prog->pool, sizeof(int *) * (size_t)(prog->nsrc + 1));
     prog->src_nslots = apr_pcalloc(prog->pool, sizeof(int) * (size_t)(prog->nsrc + 1));
     for (k = 0; k < prog->nsrc; k++) {
@@ -473,6 +487,7 @@ static void source_needs(bw_program_t *prog, apr_array_header_t **by)
         pl = ((const bw_plan_t **)prog->plans->elts)[prog->src_plan[k]];
         prog->src_slot_need[k] = apr_pcalloc(prog->pool, (size_t)pl->nslots + 1);
         prog->src_slot_gate[k] = apr_pcalloc(prog->pool, sizeof(uint64_t) * 4 * (size_t)(pl->nslots + 1));
+        prog->src_slot_ogate[k] = apr_pcalloc(prog->pool, sizeof(uint64_t) * 4 * (size_t)(pl->nslots + 1));
         for (i = 0; by[k] && i < by[k]->nelts; i++) {
             const bw_rule_t *r = ((const bw_rule_t **)by[k]->elts)[i];
             int bit, slot;

@@ -275,6 +275,9 @@ typedef struct {
     int rep;                /* the first slot of the group */
     unsigned need;          /* 1 << BW_PM_… of its slots' matchers */
     uint64_t gate[4];       /* its slots' gated regexes' bytes */
+    uint64_t ogate[4];      /* its slots' open regexes' gates' bytes */
+    int oall;               /* all bytes: an open regex without a gate, which
+                               the empty string may match too */
     uint64_t *tmask;        /* nwords: its slots' trigger bits */
 } sgroup_t;
 
@@ -285,6 +288,7 @@ typedef struct {
     int value;              /* the value it was made of */
     unsigned need;
     int gated;              /* has a byte of a gate of one of its slots */
+    int ogated;             /* has a byte of an open gate of one of its slots */
     uint64_t *hits;         /* NULL until something hit */
 } dstr_t;
 
@@ -311,8 +315,8 @@ typedef struct {
  * chain made; returns the number of groups, with group_of[s] the group of
  * slot s (-1: not needed). */
 static int group_slots(bw_tx_t *tx, const bw_plan_t *pl, const int *slots, int nsl,
-                       const unsigned char *need, const uint64_t *gate, const bw_str_t *const *tv,
-                       sgroup_t *g, int *group_of)
+                       const unsigned char *need, const uint64_t *gate, const uint64_t *ogate,
+                       const bw_str_t *const *tv, sgroup_t *g, int *group_of)
 {
     int nw = pl->nwords, ng = 0, s, k, w, j;
     for (j = 0; j < pl->nslots; j++)
@@ -334,6 +338,9 @@ static int group_slots(bw_tx_t *tx, const bw_plan_t *pl, const int *slots, int n
         if (need[s] & (1u << BW_PM_GATED))
             for (w = 0; w < 4; w++)
                 g[k].gate[w] |= gate[4 * (size_t)s + (size_t)w];
+        if (need[s] & (1u << BW_PM_OPEN))
+            for (w = 0; w < 4; w++)
+                g[k].ogate[w] |= ogate[4 * (size_t)s + (size_t)w];
         if (need[s] & (1u << BW_PM_TRIGGERED)) {
             if (!g[k].tmask) {
                 g[k].tmask = take(tx, sizeof(uint64_t) * (size_t)nw);
@@ -342,6 +349,8 @@ static int group_slots(bw_tx_t *tx, const bw_plan_t *pl, const int *slots, int n
             g[k].tmask[b / 64] |= (uint64_t)1 << (b % 64);
         }
     }
+    for (k = 0; k < ng; k++)
+        g[k].oall = (g[k].ogate[0] & g[k].ogate[1] & g[k].ogate[2] & g[k].ogate[3]) == ~(uint64_t)0;
     return ng;
 }
 
@@ -390,6 +399,7 @@ static void scan_kind(scan_t *sc, int k)
     for (i = 0; i < sc->nd; i++) {
         const dstr_t *d = &sc->d[i];
         if (!(d->need & want) || (k == BW_PM_GATED && !d->gated)
+            || (k == BW_PM_OPEN && !d->ogated)
             || (k == BW_PM_TRIGGERED && !triggered(sc, i)))
             continue;
         sc->vs[n] = d->str;
@@ -441,6 +451,8 @@ static void scan_chunk(scan_t *sc, const bw_str_t *const *tv, const bw_byteset_t
             d->need |= gq->need;
             if ((gq->need & (1u << BW_PM_GATED)) && !d->gated)
                 d->gated = has_gate(gq->gate, d->ps);
+            if ((gq->need & (1u << BW_PM_OPEN)) && !d->ogated)
+                d->ogated = gq->oall || has_gate(gq->ogate, d->ps);
             sc->grow[q][i - first] = j;
         }
     }
@@ -539,7 +551,7 @@ const bw_hits_t *bw_src_scan(bw_tx_t *tx, bw_src_state_t *S, int k)
     sc.nw = nw;
     sc.g = g;
     sc.ng = group_slots(tx, pl, slots, nsl, need, tx->prog->src_slot_gate[k],
-                        (const bw_str_t *const *)tv, g, group_of);
+                        tx->prog->src_slot_ogate[k], (const bw_str_t *const *)tv, g, group_of);
     sc.all_triggers = pl->all_triggers;
     chunk = n < SCAN_CHUNK ? n : SCAN_CHUNK;
     sc.grow = take(tx, sizeof(int *) * (size_t)sc.ng);

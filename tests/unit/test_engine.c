@@ -648,6 +648,38 @@ START_TEST(test_operator_gates)
 }
 END_TEST
 
+/* Open regexes (no gate rare enough, no trigger) skip the strings that
+ * have no byte of their gate, however common the gate; one without a gate
+ * still sees every string, the empty one included. Scan and plain
+ * program agree. */
+START_TEST(test_open_gates)
+{
+    static const char *const rules =
+        "SecRuleEngine On\n"
+        "SecRule ARGS \"@rx (?:\\s|;)\\w\" \"id:20,phase:1,pass,nolog,setvar:tx.og=+1\"\n"
+        "SecRule ARGS_GET \"@rx ^$\" \"id:21,phase:1,pass,nolog,setvar:tx.empty=+1\"\n"
+        "SecRule ARGS_GET \"@rx ^$|[\\s;]x\" \"id:22,phase:1,pass,nolog,setvar:tx.both=+1\"\n";
+    int k;
+    for (k = 0; k < 2; k++) {
+        bw_config_t *cfg = bw_config_create(pool);
+        const char *path = rule_file(rules);
+        char *err = NULL;
+        bw_program_t *p;
+        bw_tx_t *tx;
+        bw_intervention_t iv;
+        ck_assert_ptr_null(bw_config_load_file(cfg, path));
+        unlink(path);
+        p = bw_program_build_ex(pool, NULL, cfg, k ? BW_PROG_NO_SCAN : 0, &err);
+        ck_assert_ptr_nonnull(p);
+        tx = request(p, "GET", "/x?a=plain&b=a%20x&c=&d=%3Bx&e=yx&f=x%20", NULL);
+        ck_assert_int_eq(bw_tx_run_phase(tx, 1, &iv), 0);
+        ck_assert_str_eq(txvar(tx, "og"), "2");        /* b and d */
+        ck_assert_str_eq(txvar(tx, "empty"), "1");     /* c */
+        ck_assert_str_eq(txvar(tx, "both"), "3");      /* b, c and d */
+    }
+}
+END_TEST
+
 /* The scan cache keeps what start-ups used and drops the rest: databases
  * older than the limit, temporary files older than an hour; nothing else. */
 START_TEST(test_scan_cache_prune)
@@ -1225,6 +1257,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_persistent_record_names);
     tcase_add_test(tc, test_directive_table_complete);
     tcase_add_test(tc, test_operator_gates);
+    tcase_add_test(tc, test_open_gates);
     tcase_add_test(tc, test_scan_cache_prune);
     tcase_add_test(tc, test_pcre_limit_fails_closed_after_rule_set);
     tcase_add_test(tc, test_image_past_neutral_rules);
