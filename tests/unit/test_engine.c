@@ -610,6 +610,20 @@ START_TEST(test_persistent_no_lost_update)
 }
 END_TEST
 
+/* The rules built with the scan (plain 0) or without it (plain 1). */
+static bw_program_t *scan_or_plain(const char *rules, int plain)
+{
+    bw_config_t *cfg = bw_config_create(pool);
+    const char *path = rule_file(rules);
+    char *err = NULL;
+    bw_program_t *p;
+    ck_assert_ptr_null(bw_config_load_file(cfg, path));
+    unlink(path);
+    p = bw_program_build_ex(pool, NULL, cfg, plain ? BW_PROG_NO_SCAN : 0, &err);
+    ck_assert_ptr_nonnull(p);
+    return p;
+}
+
 /* Operator byte gates and multiMatch through the node arrays (the scan's)
  * give what the plain program gives: values without a gate byte, with one
  * only after a transformation, rules without transformations. */
@@ -626,17 +640,8 @@ START_TEST(test_operator_gates)
         "SecRule ARGS \"@rx ^a\\x01\" \"id:14,phase:1,pass,nolog,t:urlDecodeUni,multiMatch,setvar:tx.mrx=+1\"\n";
     int k;
     for (k = 0; k < 2; k++) {
-        bw_config_t *cfg = bw_config_create(pool);
-        const char *path = rule_file(rules);
-        char *err = NULL;
-        bw_program_t *p;
-        bw_tx_t *tx;
         bw_intervention_t iv;
-        ck_assert_ptr_null(bw_config_load_file(cfg, path));
-        unlink(path);
-        p = bw_program_build_ex(pool, NULL, cfg, k ? BW_PROG_NO_SCAN : 0, &err);
-        ck_assert_ptr_nonnull(p);
-        tx = request(p, "GET", "/x?a=plain&b=%01x&c=%3Cscript%3Ealert(1)%3C/script%3E&d=a%2501"
+        bw_tx_t *tx = request(scan_or_plain(rules, k), "GET", "/x?a=plain&b=%01x&c=%3Cscript%3Ealert(1)%3C/script%3E&d=a%2501"
                                "&e=%3Ca&f=A%2501", NULL);
         ck_assert_int_eq(bw_tx_run_phase(tx, 1, &iv), 0);
         ck_assert_str_eq(txvar(tx, "vbr"), "1");       /* b */
@@ -661,17 +666,8 @@ START_TEST(test_open_gates)
         "SecRule ARGS_GET \"@rx ^$|[\\s;]x\" \"id:22,phase:1,pass,nolog,setvar:tx.both=+1\"\n";
     int k;
     for (k = 0; k < 2; k++) {
-        bw_config_t *cfg = bw_config_create(pool);
-        const char *path = rule_file(rules);
-        char *err = NULL;
-        bw_program_t *p;
-        bw_tx_t *tx;
         bw_intervention_t iv;
-        ck_assert_ptr_null(bw_config_load_file(cfg, path));
-        unlink(path);
-        p = bw_program_build_ex(pool, NULL, cfg, k ? BW_PROG_NO_SCAN : 0, &err);
-        ck_assert_ptr_nonnull(p);
-        tx = request(p, "GET", "/x?a=plain&b=a%20x&c=&d=%3Bx&e=yx&f=x%20", NULL);
+        bw_tx_t *tx = request(scan_or_plain(rules, k), "GET", "/x?a=plain&b=a%20x&c=&d=%3Bx&e=yx&f=x%20", NULL);
         ck_assert_int_eq(bw_tx_run_phase(tx, 1, &iv), 0);
         ck_assert_str_eq(txvar(tx, "og"), "2");        /* b and d */
         ck_assert_str_eq(txvar(tx, "empty"), "1");     /* c */
