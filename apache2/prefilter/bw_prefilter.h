@@ -79,6 +79,19 @@ int bw_prefilter_gate(apr_pool_t *pool, const char *pattern, size_t len, int cas
  * byte; summed). 0 when no literal set is safe. */
 int bw_prefilter_trigger(apr_pool_t *pool, const char *pattern, size_t len,
                          apr_array_header_t **out, int *nocase, unsigned *weight);
+/* Most alternatives bw_prefilter_alternatives gives. */
+#define BW_PREFILTER_MAX_ALTS 32
+
+/* The top-level alternatives of a regex (those of a group that is the
+ * whole pattern included), each a regex of its own with the option
+ * settings and wrapping groups it is under: a subject matches the regex iff
+ * it matches one of them. 1 with *out (bw_str_t, at least two), or 0 when
+ * the regex has no such alternatives or they cannot be taken apart exactly
+ * (back-references, conditionals, an option setting after the start, (?x),
+ * more than BW_PREFILTER_MAX_ALTS; pf_split.c). */
+int bw_prefilter_alternatives(apr_pool_t *pool, const char *pattern, size_t len,
+                              apr_array_header_t **out);
+
 /* min_len value that asks bw_prefilter_extract_ex for gate-choosing sets. */
 #define BW_PREFILTER_GATE ((size_t)-1)
 

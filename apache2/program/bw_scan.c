@@ -179,22 +179,16 @@ static bw_matcher_t *matcher(apr_pool_t *p, bw_plan_t *pl, int k, int bit, int s
     return pl->m[k];
 }
 
-/* Put rule r (bit, slot) into the matcher it qualifies for. */
-static void add_pattern(apr_pool_t *p, bw_plan_t *pl, const bw_rule_t *r, int bit, int slot)
+/* Put regex re (bit, slot) into the matcher it qualifies for; split into
+ * its alternatives when the whole would be open and top is set. */
+static void add_regex(apr_pool_t *p, bw_plan_t *pl, const char *re, size_t len, int bit, int slot,
+                      int top)
 {
-    apr_array_header_t *lits;
+    apr_array_header_t *lits, *alts;
     uint64_t gate[4];
     unsigned weight = 0;
-    int nocase = 0;
-    size_t len;
-    const char *re;
+    int nocase = 0, i;
     placed_t *pc;
-    if (r->op.def->flags & BW_OP_SCAN_PHRASES) {
-        bw_matcher_add_phrases_as(matcher(p, pl, BW_PM_LITS, bit, slot),
-                                  (const bw_ac_t *)r->op.data, bit);
-        return;
-    }
-    re = regex_of(p, r, &len);
     if (bw_prefilter_gate(p, re, len, 0, gate, &weight) && weight <= GATE_MAX_WEIGHT) {
         bw_matcher_add_regex_as(matcher(p, pl, BW_PM_GATED, bit, slot), re, len, bit);
         pc = &APR_ARRAY_IDX(pl->placed, pl->placed->nelts - 1, placed_t);
@@ -208,6 +202,17 @@ static void add_pattern(apr_pool_t *p, bw_plan_t *pl, const bw_rule_t *r, int bi
         pc->nocase = nocase;
         return;
     }
+    /* an alternative that can be gated or triggered need not make the
+     * whole regex open: each goes where it qualifies, with the same bit
+     * (942330's eight: a quote, an "@", "information_schema"… and one
+     * anchored at the start) */
+    if (top && bw_prefilter_alternatives(p, re, len, &alts)) {
+        for (i = 0; i < alts->nelts; i++) {
+            bw_str_t a = APR_ARRAY_IDX(alts, i, bw_str_t);
+            add_regex(p, pl, a.data, a.len, bit, slot, 0);
+        }
+        return;
+    }
     /* a gate too common to be worth a matcher of its own still spares the
      * open scan of a string that has none of its bytes (open_gate) */
     if (!bw_prefilter_gate(p, re, len, 0, gate, &weight))
@@ -215,6 +220,20 @@ static void add_pattern(apr_pool_t *p, bw_plan_t *pl, const bw_rule_t *r, int bi
     bw_matcher_add_regex_as(matcher(p, pl, BW_PM_OPEN, bit, slot), re, len, bit);
     pc = &APR_ARRAY_IDX(pl->placed, pl->placed->nelts - 1, placed_t);
     memcpy(pc->gate, gate, sizeof(gate));
+}
+
+/* Put rule r (bit, slot) into the matcher it qualifies for. */
+static void add_pattern(apr_pool_t *p, bw_plan_t *pl, const bw_rule_t *r, int bit, int slot)
+{
+    size_t len;
+    const char *re;
+    if (r->op.def->flags & BW_OP_SCAN_PHRASES) {
+        bw_matcher_add_phrases_as(matcher(p, pl, BW_PM_LITS, bit, slot),
+                                  (const bw_ac_t *)r->op.data, bit);
+        return;
+    }
+    re = regex_of(p, r, &len);
+    add_regex(p, pl, re, len, bit, slot, 1);
 }
 
 /* A bit for r's operator over the first n transformations of its chain,
@@ -291,6 +310,7 @@ static void plan_slots(apr_pool_t *p, bw_plan_t *pl)
 static void plan_compile(apr_pool_t *p, bw_plan_t *pl, const char *dir, apr_array_header_t *warnings)
 {
     int k, w;
+    uint64_t *inexact = apr_pcalloc(p, sizeof(uint64_t) * (size_t)pl->nwords);
     pl->exact = apr_pcalloc(p, sizeof(uint64_t) * (size_t)pl->nwords);
     pl->line = apr_pcalloc(p, sizeof(uint64_t) * (size_t)pl->nwords);
     pl->all = apr_pcalloc(p, sizeof(uint64_t) * (size_t)pl->nwords);
@@ -315,10 +335,15 @@ static void plan_compile(apr_pool_t *p, bw_plan_t *pl, const char *dir, apr_arra
         for (w = 0; w < bw_matcher_words(pl->m[k]) && w < pl->nwords; w++) {
             uint64_t own = pl->own[k][w] | (k == BW_PM_LITS ? pl->trigger_mask[w] : 0);
             pl->exact[w] |= ex[w] & own;
+            inexact[w] |= ~ex[w] & own;
             pl->line[w] |= ln[w] & own;
             pl->all[w] |= (al[w] | un[w]) & own;
         }
     }
+    /* a bit split among matchers (a regex's alternatives) is exact only
+     * where every one of them is */
+    for (w = 0; w < pl->nwords; w++)
+        pl->exact[w] &= ~inexact[w];
     for (w = 0; w < pl->nwords; w++)
         pl->all_triggers |= (pl->all[w] & pl->trigger_mask[w]) != 0;
 }
@@ -443,25 +468,12 @@ static apr_array_header_t **rules_by_source(bw_program_t *prog)
     return by;
 }
 
-/* The matcher and gate of a bit of pl (from where it was placed). */
-static const placed_t *placed_of(const bw_plan_t *pl, int bit)
+/* One placement of a bit of a rule of source k: its slot needs the
+ * matcher (and the literal one, for a triggered regex's triggers) and its
+ * gate (a gated or an open regex's: src_slot_gate and src_slot_ogate). */
+static void need_placed(bw_program_t *prog, int k, const placed_t *pc, int slot)
 {
-    int i;
-    for (i = 0; i < pl->placed->nelts; i++)
-        if (APR_ARRAY_IDX(pl->placed, i, placed_t).bit == bit)
-            return &APR_ARRAY_IDX(pl->placed, i, placed_t);
-    return NULL;
-}
-
-/* A bit of a rule of source k: its slot needs its matcher (and the literal
- * one, for a triggered regex's triggers) and its gate (a gated or an open
- * regex's: src_slot_gate and src_slot_ogate). */
-static void need_bit(bw_program_t *prog, int k, const bw_plan_t *pl, int bit, int slot)
-{
-    const placed_t *pc = placed_of(pl, bit);
     int w;
-    if (!pc)
-        return;
     prog->src_slot_need[k][slot] |= (unsigned char)(1u << pc->k);
     if (pc->k == BW_PM_TRIGGERED)
         prog->src_slot_need[k][slot] |= 1u << BW_PM_LITS;
@@ -469,6 +481,16 @@ static void need_bit(bw_program_t *prog, int k, const bw_plan_t *pl, int bit, in
         prog->src_slot_gate[k][4 * (size_t)slot + (size_t)w] |= pc->gate[w];
     for (w = 0; pc->k == BW_PM_OPEN && w < 4; w++)
         prog->src_slot_ogate[k][4 * (size_t)slot + (size_t)w] |= pc->gate[w];
+}
+
+/* A bit of a rule of source k: what each of its placements needs (a regex
+ * split into alternatives was placed once per alternative). */
+static void need_bit(bw_program_t *prog, int k, const bw_plan_t *pl, int bit, int slot)
+{
+    int i;
+    for (i = 0; i < pl->placed->nelts; i++)
+        if (APR_ARRAY_IDX(pl->placed, i, placed_t).bit == bit)
+            need_placed(prog, k, &APR_ARRAY_IDX(pl->placed, i, placed_t), slot);
 }
 
 /* Per source, the slots of its plan its own rules use (bw_prog.h). */

@@ -84,6 +84,10 @@ typedef struct {
     const char *why;            /* why there is no set */
     pf_gen_t *gen;              /* NULL: the generator cannot read it */
     long pairs, ruled_out, matched, limit_hits, failures, gen_matched;
+    /* its alternatives (bw_prefilter_alternatives), each compiled: a
+     * subject matches the regex iff it matches one of them */
+    apr_array_header_t *alts;   /* pcre2_code *, NULL: not split */
+    long split_pairs, split_failures;
 } pf_dpat_t;
 
 typedef struct {
@@ -111,6 +115,8 @@ void pf_diff_free(pf_diff_t *d);
 typedef struct {
     long regexes, compiled, with_set, checks, matched;
     long failures;              /* regexes with at least one disagreement */
+    long split, split_checks;   /* regexes split into alternatives, subjects */
+    long split_failures;        /* of them, regexes the alternatives disagree with */
 } pf_fuzz_stats_t;
 
 /* n random regexes (PCRE2 compiles only some), each with a literal set

@@ -3,10 +3,13 @@
  * prefilter never hides a match"): every @rx of CRS 3.3.4 (Debian's rules)
  * and CRS v4, against every value of both CRS regression suites (raw,
  * URL-decoded, lower/upper-cased), the benign corpus beside this file, and
- * random strings generated from each regex. Prints the statistics and a
+ * random strings generated from each regex. A regex the scan splits into
+ * its alternatives (bw_prefilter_alternatives) must match a subject
+ * exactly when one of its alternatives does. Prints the statistics and a
  * closing line "prefilter-diff: N passed, M failed" counting regexes with a
- * literal set (passed: no disagreement), CRS ones and random ones (fuzz.c). Exit status 1 on any failure or
- * when the data is missing.
+ * literal set and split regexes (passed: no disagreement), CRS ones and
+ * random ones (fuzz.c). Exit status 1 on any failure or when the data is
+ * missing.
  *
  *   diff [-m MIN_LEN] [-n SAMPLES] [-f RANDOM_REGEXES] [-s SEED] [-v]
  *        [--rules DIR]... [--tests DIR]... [--benign FILE] [--fuzz-only]
@@ -143,14 +146,25 @@ static void print_ruleout(const pf_diff_t *d, const char *what, int nsubjects, l
     mark[1] = out;
 }
 
-/* The closing line counts regexes: CRS ones with a literal set, plus the
- * random ones with a set (all must agree with PCRE2 on every subject). */
+/* The closing line counts regexes: CRS ones with a literal set and split
+ * ones, plus the random ones with a set (all must agree with PCRE2 on
+ * every subject). */
 static int print_results(const pf_diff_t *d, const pf_fuzz_stats_t *fz)
 {
     long pairs = 0, out = 0, matched = 0, limits = 0, gen = 0, bad = 0, passed = 0, failed = 0;
+    long split = 0, split_pairs = 0, split_bad = 0;
     int i;
     for (i = 0; i < d->pats->nelts; i++) {
         const pf_dpat_t *pt = &APR_ARRAY_IDX(d->pats, i, pf_dpat_t);
+        if (pt->alts || pt->split_failures) {   /* a regex split: one more check */
+            split++;
+            split_pairs += pt->split_pairs;
+            split_bad += pt->split_failures;
+            if (pt->split_failures)
+                failed++;
+            else
+                passed++;
+        }
         if (!pt->re || !pt->lits)
             continue;
         pairs += pt->pairs;
@@ -170,9 +184,12 @@ static int print_results(const pf_diff_t *d, const pf_fuzz_stats_t *fz)
 
     printf("generated subjects matching their regex: %ld\n", gen);
     printf("disagreements (PCRE2 matched, prefilter said no): %ld\n", bad);
-    printf("prefilter-diff: %ld passed, %ld failed\n", passed + fz->with_set - fz->failures,
-           failed + fz->failures);
-    return failed || fz->failures ? 1 : 0;
+    printf("regexes split into alternatives: %ld, subjects checked %ld, "
+           "disagreements (the regex and its alternatives): %ld\n", split, split_pairs, split_bad);
+    printf("prefilter-diff: %ld passed, %ld failed\n",
+           passed + fz->with_set - fz->failures + fz->split - fz->split_failures,
+           failed + fz->failures + fz->split_failures);
+    return failed || fz->failures || fz->split_failures ? 1 : 0;
 }
 
 static void print_fuzz(const pf_fuzz_stats_t *fz)
@@ -180,6 +197,8 @@ static void print_fuzz(const pf_fuzz_stats_t *fz)
     printf("random regexes: %ld built, %ld compiled, %ld with a literal set; %ld subjects, "
            "%ld matched; regexes disagreeing: %ld\n", fz->regexes, fz->compiled, fz->with_set,
            fz->checks, fz->matched, fz->failures);
+    printf("random regexes split into alternatives: %ld, subjects %ld; disagreeing: %ld\n",
+           fz->split, fz->split_checks, fz->split_failures);
 }
 
 /* --fuzz-only: random regexes alone, for long runs with many seeds. */
@@ -189,8 +208,10 @@ static int fuzz_only(apr_pool_t *p, const opts_t *o)
     memset(&fz, 0, sizeof(fz));
     pf_fuzz_run(p, o->fuzz, o->seed, 200, &fz);
     print_fuzz(&fz);
-    printf("prefilter-diff: %ld passed, %ld failed\n", fz.with_set - fz.failures, fz.failures);
-    return fz.failures ? 1 : 0;
+    printf("prefilter-diff: %ld passed, %ld failed\n",
+           fz.with_set - fz.failures + fz.split - fz.split_failures,
+           fz.failures + fz.split_failures);
+    return fz.failures || fz.split_failures ? 1 : 0;
 }
 
 int main(int argc, char **argv)

@@ -21,6 +21,32 @@ static apr_status_t free_code(void *data)
     return APR_SUCCESS;
 }
 
+/* The regex's alternatives, compiled as it is; one PCRE2 rejects is a
+ * failure of the split. */
+static void prepare_alts(pf_diff_t *d, pf_dpat_t *pt)
+{
+    apr_array_header_t *alts;
+    int i, ec;
+    PCRE2_SIZE off;
+    if (!pt->re || !bw_prefilter_alternatives(d->pool, pt->pattern.data, pt->pattern.len, &alts))
+        return;
+    pt->alts = apr_array_make(d->pool, alts->nelts, sizeof(pcre2_code *));
+    for (i = 0; i < alts->nelts; i++) {
+        bw_str_t a = APR_ARRAY_IDX(alts, i, bw_str_t);
+        pcre2_code *re = pcre2_compile((PCRE2_SPTR)a.data, a.len,
+                                       PCRE2_DOTALL | PCRE2_DOLLAR_ENDONLY, &ec, &off, NULL);
+        if (!re) {
+            printf("DISAGREE rule %s: alternative %d does not compile: %.*s\n", pt->rule->id, i,
+                   (int)a.len, a.data);
+            pt->split_failures++;
+            continue;
+        }
+        pcre2_jit_compile(re, PCRE2_JIT_COMPLETE);
+        apr_pool_cleanup_register(d->pool, re, free_code, apr_pool_cleanup_null);
+        APR_ARRAY_PUSH(pt->alts, pcre2_code *) = re;
+    }
+}
+
 static void prepare(pf_diff_t *d, pf_dpat_t *pt)
 {
     int ec;
@@ -39,6 +65,7 @@ static void prepare(pf_diff_t *d, pf_dpat_t *pt)
         pt->why = why;
     }
     pt->gen = pf_gen_compile(d->pool, pt->pattern.data, pt->pattern.len, 0);
+    prepare_alts(d, pt);
 }
 
 void pf_diff_init(pf_diff_t *d, apr_pool_t *p, const apr_array_header_t *rxs, size_t min_len)
@@ -147,9 +174,41 @@ static int pcre_says(pf_diff_t *d, const pf_dpat_t *pt, bw_str_t s)
     return rc >= 0 ? 1 : (rc == PCRE2_ERROR_NOMATCH ? 0 : -1);
 }
 
+/* Does one of the alternatives match as the whole does (r: PCRE2's
+ * answer for the whole)? A limit on either side proves nothing. */
+static void check_split(pf_diff_t *d, pf_dpat_t *pt, bw_str_t s, int r, const char *origin)
+{
+    int i, any = 0;
+    if (!pt->alts || r < 0)
+        return;
+    for (i = 0; i < pt->alts->nelts && !any; i++) {
+        int rc = pcre2_match(APR_ARRAY_IDX(pt->alts, i, pcre2_code *),
+                             (PCRE2_SPTR)(s.data ? s.data : ""), s.len, 0, 0, d->md, d->mctx);
+        if (rc < 0 && rc != PCRE2_ERROR_NOMATCH)
+            return;
+        any = rc >= 0;
+    }
+    pt->split_pairs++;
+    if (any == r)
+        return;
+    pt->split_failures++;
+    if (!d->verbose && d->reported >= DIFF_REPORT_MAX)
+        return;
+    d->reported++;
+    printf("DISAGREE rule %s (%s:%d), %s subject: the regex %s, its alternatives %s\n",
+           pt->rule->id, pt->rule->file, pt->rule->line, origin, r ? "matches" : "does not",
+           any ? "match" : "do not");
+    print_escaped("regex", pt->pattern, 300);
+    print_escaped("subject", s, 300);
+}
+
 static void check_pair(pf_diff_t *d, pf_dpat_t *pt, bw_str_t s, bw_str_t low, const char *origin)
 {
-    int m = maybe(pt, s, low), r = pcre_says(d, pt, s);
+    int r = pcre_says(d, pt, s), m;
+    check_split(d, pt, s, r, origin);
+    if (!pt->lits)
+        return;
+    m = maybe(pt, s, low);
     pt->pairs++;
     pt->ruled_out += !m;
     pt->matched += r == 1;
@@ -166,7 +225,7 @@ void pf_diff_subjects(pf_diff_t *d, const apr_array_header_t *subjects,
     int i, j;
     for (i = 0; i < d->pats->nelts; i++) {
         pf_dpat_t *pt = &APR_ARRAY_IDX(d->pats, i, pf_dpat_t);
-        if (!pt->re || !pt->lits)
+        if (!pt->re || (!pt->lits && !pt->alts))
             continue;
         for (j = 0; j < subjects->nelts; j++)
             check_pair(d, pt, APR_ARRAY_IDX(subjects, j, bw_str_t),
@@ -204,7 +263,8 @@ static void generated_one(pf_diff_t *d, pf_dpat_t *pt, apr_pool_t *tmp, uint32_t
     v[2] = recase(tmp, s, rng);
     for (k = 0; k < 3; k++) {
         int r = pcre_says(d, pt, v[k]);
-        if (r != 1)
+        check_split(d, pt, v[k], r, "generated");
+        if (r != 1 || !pt->lits)
             continue;
         pt->gen_matched++;
         if (!maybe(pt, v[k], bw_str_lower(tmp, v[k]))) {
@@ -223,7 +283,7 @@ void pf_diff_generated(pf_diff_t *d, int n, uint32_t seed)
     apr_pool_create(&tmp, d->pool);
     for (i = 0; i < d->pats->nelts; i++) {
         pf_dpat_t *pt = &APR_ARRAY_IDX(d->pats, i, pf_dpat_t);
-        if (!pt->re || !pt->lits || !pt->gen)
+        if (!pt->re || (!pt->lits && !pt->alts) || !pt->gen)
             continue;
         for (k = 0; k < n; k++) {
             generated_one(d, pt, tmp, &rng);

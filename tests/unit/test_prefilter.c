@@ -260,6 +260,66 @@ START_TEST(test_random_regexes)
     ck_assert_int_eq(st.failures, 0);
     ck_assert_int_gt(st.with_set, 500);
     ck_assert_int_gt(st.matched, 10000);
+    ck_assert_int_eq(st.split_failures, 0);
+    ck_assert_int_gt(st.split, 100);
+}
+END_TEST
+
+/* A regex taken apart into its alternatives: each with the option settings
+ * and wrapping groups it is under; or not at all (NULL). */
+static const struct {
+    const char *re;
+    const char *alts[4];
+} SPLITS[] = {
+    { "a|b", { "a", "b" } },
+    { "^a|b$|", { "^a", "b$", "" } },
+    { "(?i)a|b", { "(?i)a", "(?i)b" } },
+    { "(?i)(?s)a|b", { "(?i)(?s)a", "(?i)(?s)b" } },
+    { "(?i:(?:a|b))", { "(?i:(?:a))", "(?i:(?:b))" } },
+    { "(a|b)", { "(?:a)", "(?:b)" } },
+    { "(?<n>a|b)", { "(?:a)", "(?:b)" } },
+    { "(?i)(?:a|(b|c))", { "(?i)(?:a)", "(?i)(?:(b|c))" } },
+    { "[|]|x", { "[|]", "x" } },
+    { "[]|]|[^]|]|[[:alpha:]|]", { "[]|]", "[^]|]", "[[:alpha:]|]" } },
+    { "\\||\\x{7c}|(?#|)y", { "\\|", "\\x{7c}", "(?#|)y" } },
+    { "(?:a)(?:b|c)", { NULL } },         /* no top-level alternative */
+    { "(a|b)+", { NULL } },               /* a quantified group */
+    { "(?:a|b)c", { NULL } },
+    { "a(?i)b|c", { NULL } },             /* (?i) also applies to c */
+    { "(a)\\\\1|b", { "(a)\\\\1", "b" } },   /* an escaped backslash, then 1 */
+    { "(a)|\\\\1", { "(a)", "\\\\1" } },
+    { "(a)\\1|b", { NULL } },             /* a back-reference */
+    { "(a)|\\g1", { NULL } },
+    { "(?R)|a", { NULL } },
+    { "(?1)|(a)", { NULL } },
+    { "(?|a|b)", { NULL } },
+    { "(?(1)a|b)", { NULL } },
+    { "(?x)a|b", { NULL } },
+    { "(*UTF)a|b", { NULL } },
+    { "\\\\Qa|b\\\\E", { "\\\\Qa", "b\\\\E" } },   /* an escaped backslash, then Q */
+    { "\\Qa|b\\E", { NULL } },
+    { "(?=a|b)", { NULL } },              /* a lookahead is not a wrapper */
+    { "(?>a|b)", { NULL } },
+    { "a", { NULL } },
+};
+
+START_TEST(test_split)
+{
+    apr_array_header_t *alts = NULL;
+    int i, n = bw_prefilter_alternatives(g_pool, SPLITS[_i].re, strlen(SPLITS[_i].re), &alts);
+    if (!SPLITS[_i].alts[0]) {
+        ck_assert_msg(!n, "%s: split", SPLITS[_i].re);
+        return;
+    }
+    ck_assert_msg(n, "%s: not split", SPLITS[_i].re);
+    for (i = 0; i < 4 && SPLITS[_i].alts[i]; i++) {
+        bw_str_t a;
+        ck_assert_int_lt(i, alts->nelts);
+        a = APR_ARRAY_IDX(alts, i, bw_str_t);
+        ck_assert_msg(a.len == strlen(SPLITS[_i].alts[i]) && !memcmp(a.data, SPLITS[_i].alts[i], a.len),
+                      "%s: alternative %d is %.*s", SPLITS[_i].re, i, (int)a.len, a.data);
+    }
+    ck_assert_int_eq(i, alts->nelts);
 }
 END_TEST
 
@@ -274,6 +334,7 @@ static Suite *prefilter_suite(void)
     tcase_add_test(tc, test_crs_contract);
     tcase_add_test(tc, test_crs_differential_sample);
     tcase_add_test(tc, test_random_regexes);
+    tcase_add_loop_test(tc, test_split, 0, (int)(sizeof(SPLITS) / sizeof(SPLITS[0])));
     suite_add_tcase(s, tc);
     return s;
 }
