@@ -308,22 +308,29 @@ static int parse_escape(pf_parser_t *ps, pf_info_t *out)
 /* --- classes --- */
 
 /* At "[:", "[." or "[=" inside a class: 1 when it is a POSIX name (taken
- * as any byte) and consumed, 0 when the '[' is a plain member (a ']' comes
- * before the closing ":]"), -1 when unsure. */
+ * as any byte) and consumed, 0 when the '[' is a plain member, -1 when
+ * unsure. PCRE2 reads POSIX syntax where the closing ":]" (".]", "=]")
+ * comes before any ']' and before another "[:" ("[.", "[="), stepping
+ * over "\]" and "\\" (its check_posix_syntax); otherwise the '[' is a
+ * byte ([=<>] in 942380 is '[', '=', '<' and '>'). A POSIX name's letters
+ * are read, a collating element ([.a.] [=a=]) is not: PCRE2 refuses it. */
 static int class_posix(pf_parser_t *ps)
 {
-    const unsigned char *q = ps->p + 2;
+    const unsigned char *q = ps->p + 2, *name = q;
     unsigned char term = ps->p[1];
-    for (; q < ps->end; q++) {
-        if (*q == ']')
+    for (; q + 1 < ps->end; q++) {
+        if (q[0] == '\\' && (q[1] == ']' || q[1] == '\\'))
+            q++;
+        else if ((q[0] == '[' && q[1] == term) || q[0] == ']')
             return 0;
-        if (*q == term && q + 1 < ps->end && q[1] == ']')
+        else if (q[0] == term && q[1] == ']')
             break;
-        if (!(*q >= 'a' && *q <= 'z') && *q != '^')
-            return fail(ps, "odd text after [: [. or [= in a class");
     }
-    if (q >= ps->end || term != ':')
+    if (q + 1 >= ps->end || term != ':')
         return fail(ps, "collating element or unterminated POSIX class");
+    for (; name < q; name++)
+        if (!(*name >= 'a' && *name <= 'z') && *name != '^')
+            return fail(ps, "odd text in a POSIX class name");
     ps->p = q + 2;
     return 1;
 }

@@ -56,6 +56,10 @@ static const case_t CASES[] = {
     { "caf\\xe9", 0, 1, 0, { "caf\xe9" } },
     { "ab[[:alpha:]]cde", 0, 1, 0, { "cde" } },
     { "x[[=]y", 0, 1, 0, { "x[y", "x=y" } },
+    /* "[=" with a ']' before any "=]": '[' and '=' are bytes (942380's [=<>]) */
+    { "x[[=<]y", 0, 1, 0, { "x[y", "x=y", "x<y" } },
+    { "x[a[:<\\]]y", 0, 1, 0, { "xay", "x[y", "x:y", "x<y", "x]y" } },
+    { "x[[=a=]]y", 0, 1, 0, { NULL } },   /* a collating element: PCRE2 refuses it */
     { "(?:abc){2,}", 0, 1, 0, { "abcabc" } },
     { "(?:ab|cd){2}", 0, 1, 0, { "abab", "abcd", "cdab", "cdcd" } },
     { "\\0141", 0, 1, 0, { "\x0c" "1" } },
