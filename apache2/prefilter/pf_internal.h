@@ -50,6 +50,13 @@ typedef struct {
  * (pf_weights.c); with fold, a letter counts both of its cases. */
 unsigned pf_byte_weight(unsigned char c, int fold);
 
+/* At "[:", "[." or "[=" inside a class (p at the '['), as PCRE2 reads it:
+ * 1 when it is POSIX syntax, *close at the closing ":]" (".]", "=]"); 0
+ * when the '[' is a plain byte (pf_parse.c; the splitter, pf_split.c,
+ * reads classes the same way). */
+int pf_posix_syntax(const unsigned char *p, const unsigned char *end,
+                    const unsigned char **close);
+
 /* A set under construction, deduplicated by hash (for long word lists). */
 typedef struct {
     pf_set_t set;

@@ -307,31 +307,43 @@ static int parse_escape(pf_parser_t *ps, pf_info_t *out)
 
 /* --- classes --- */
 
-/* At "[:", "[." or "[=" inside a class: 1 when it is a POSIX name (taken
- * as any byte) and consumed, 0 when the '[' is a plain member, -1 when
- * unsure. PCRE2 reads POSIX syntax where the closing ":]" (".]", "=]")
- * comes before any ']' and before another "[:" ("[.", "[="), stepping
- * over "\]" and "\\" (its check_posix_syntax); otherwise the '[' is a
- * byte ([=<>] in 942380 is '[', '=', '<' and '>'). A POSIX name's letters
- * are read, a collating element ([.a.] [=a=]) is not: PCRE2 refuses it. */
-static int class_posix(pf_parser_t *ps)
+/* PCRE2 reads POSIX syntax where the closing ":]" (".]", "=]") comes
+ * before any ']' and before another "[:" ("[.", "[="), stepping over "\]"
+ * and "\\" (its check_posix_syntax); otherwise the '[' is a byte ([=<>] in
+ * 942380 is '[', '=', '<' and '>'). */
+int pf_posix_syntax(const unsigned char *p, const unsigned char *end,
+                    const unsigned char **close)
 {
-    const unsigned char *q = ps->p + 2, *name = q;
-    unsigned char term = ps->p[1];
-    for (; q + 1 < ps->end; q++) {
+    const unsigned char *q;
+    unsigned char term = p[1];
+    for (q = p + 2; q + 1 < end; q++) {
         if (q[0] == '\\' && (q[1] == ']' || q[1] == '\\'))
             q++;
         else if ((q[0] == '[' && q[1] == term) || q[0] == ']')
             return 0;
-        else if (q[0] == term && q[1] == ']')
-            break;
+        else if (q[0] == term && q[1] == ']') {
+            *close = q;
+            return 1;
+        }
     }
-    if (q + 1 >= ps->end || term != ':')
-        return fail(ps, "collating element or unterminated POSIX class");
-    for (; name < q; name++)
+    return 0;   /* no closer before the end: PCRE2 too takes the '[' as a byte */
+}
+
+/* At "[:", "[." or "[=" inside a class: 1 when it is a POSIX name (taken
+ * as any byte) and consumed, 0 when the '[' is a plain member, -1 when
+ * unsure. A POSIX name's letters are read, a collating element ([.a.]
+ * [=a=]) is not: PCRE2 refuses it. */
+static int class_posix(pf_parser_t *ps)
+{
+    const unsigned char *close = NULL, *name;
+    if (!pf_posix_syntax(ps->p, ps->end, &close))
+        return 0;
+    if (ps->p[1] != ':')
+        return fail(ps, "collating element");
+    for (name = ps->p + 2; name < close; name++)
         if (!(*name >= 'a' && *name <= 'z') && *name != '^')
             return fail(ps, "odd text in a POSIX class name");
-    ps->p = q + 2;
+    ps->p = close + 2;
     return 1;
 }
 

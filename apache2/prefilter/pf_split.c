@@ -69,7 +69,7 @@ static int walk(const unsigned char *s, size_t from, size_t to, split_t *sp)
             p += 2;
             continue;
         }
-        if (c == '[') {   /* a class: ] first is a byte, [:name:] a name */
+        if (c == '[') {   /* a class: ] first is a byte, [:name:] as PCRE2 reads it */
             opts = 0;
             p++;
             if (p < end && *p == '^')
@@ -81,13 +81,9 @@ static int walk(const unsigned char *s, size_t from, size_t to, split_t *sp)
                     if (p + 1 < end && p[1] == 'Q')
                         return 0;
                     p += 2;
-                } else if (*p == '[' && p + 1 < end && p[1] == ':') {
-                    const unsigned char *q = p + 2;
-                    while (q + 1 < end && !(q[0] == ':' && q[1] == ']'))
-                        q++;
-                    if (q + 1 >= end)
-                        return 0;
-                    p = q + 2;
+                } else if (*p == '[' && p + 1 < end && (p[1] == ':' || p[1] == '.' || p[1] == '=')) {
+                    const unsigned char *close = NULL;
+                    p = pf_posix_syntax(p, end, &close) ? close + 2 : p + 1;
                 } else {
                     p++;
                 }

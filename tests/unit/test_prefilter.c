@@ -60,6 +60,7 @@ static const case_t CASES[] = {
     { "x[[=<]y", 0, 1, 0, { "x[y", "x=y", "x<y" } },
     { "x[a[:<\\]]y", 0, 1, 0, { "xay", "x[y", "x:y", "x<y", "x]y" } },
     { "x[[=a=]]y", 0, 1, 0, { NULL } },   /* a collating element: PCRE2 refuses it */
+    { "xy[[=]", 0, 1, 0, { "xy[", "xy=" } },   /* no closer before the end: bytes */
     { "(?:abc){2,}", 0, 1, 0, { "abcabc" } },
     { "(?:ab|cd){2}", 0, 1, 0, { "abab", "abcd", "cdab", "cdcd" } },
     { "\\0141", 0, 1, 0, { "\x0c" "1" } },
@@ -284,6 +285,8 @@ static const struct {
     { "(?<n>a|b)", { "(?:a)", "(?:b)" } },
     { "(?i)(?:a|(b|c))", { "(?i)(?:a)", "(?i)(?:(b|c))" } },
     { "[|]|x", { "[|]", "x" } },
+    { "a|[[=]", { "a", "[[=]" } },
+    { "[[:alpha:]|]|[[=|]", { "[[:alpha:]|]", "[[=|]" } },
     { "[]|]|[^]|]|[[:alpha:]|]", { "[]|]", "[^]|]", "[[:alpha:]|]" } },
     { "\\||\\x{7c}|(?#|)y", { "\\|", "\\x{7c}", "(?#|)y" } },
     { "(?:a)(?:b|c)", { NULL } },         /* no top-level alternative */
