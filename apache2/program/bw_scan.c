@@ -195,9 +195,9 @@ static void add_regex(apr_pool_t *p, bw_plan_t *pl, const char *re, size_t len, 
     apr_array_header_t *lits, *alts = NULL;
     uint64_t gate[4];
     unsigned weight = 0;
-    int nocase = 0, i;
+    int nocase = 0, i, gated = bw_prefilter_gate(p, re, len, 0, gate, &weight);
     placed_t *pc;
-    if (bw_prefilter_gate(p, re, len, 0, gate, &weight) && weight <= GATE_MAX_WEIGHT) {
+    if (gated && weight <= GATE_MAX_WEIGHT) {
         bw_matcher_add_regex_as(matcher(p, pl, BW_PM_GATED, bit, slot), re, len, bit);
         pc = &APR_ARRAY_IDX(pl->placed, pl->placed->nelts - 1, placed_t);
         memcpy(pc->gate, gate, sizeof(gate));
@@ -225,7 +225,7 @@ static void add_regex(apr_pool_t *p, bw_plan_t *pl, const char *re, size_t len, 
     }
     /* a gate too common to be worth a matcher of its own still spares the
      * open scan of a string that has none of its bytes (open_gate) */
-    if (!bw_prefilter_gate(p, re, len, 0, gate, &weight))
+    if (!gated)
         memset(gate, 0xff, sizeof(gate));
     bw_matcher_add_regex_as(matcher(p, pl, BW_PM_OPEN, bit, slot), re, len, bit);
     pc = &APR_ARRAY_IDX(pl->placed, pl->placed->nelts - 1, placed_t);
