@@ -111,6 +111,15 @@ void pf_diff_generated(pf_diff_t *d, int n, uint32_t seed);
 apr_array_header_t *pf_diff_lower_all(apr_pool_t *p, const apr_array_header_t *subjects);
 void pf_diff_free(pf_diff_t *d);
 
+/* A split regex's alternatives compiled as @rx compiles (flags: PCRE2
+ * options besides DOTALL and DOLLAR_ENDONLY), freed with pool: an array of
+ * pcre2_code *, or NULL when PCRE2 rejects one (diffcore.c). */
+apr_array_header_t *pf_alts_compile(apr_pool_t *pool, const apr_array_header_t *alts,
+                                    uint32_t flags);
+/* Does one of them match s? 1, 0, or -1 on a limit or error (md, mctx:
+ * pcre2_match_data *, pcre2_match_context * or NULL). */
+int pf_alts_match(const apr_array_header_t *codes, bw_str_t s, void *md, void *mctx);
+
 /* --- random regexes (fuzz.c) --- */
 typedef struct {
     long regexes, compiled, with_set, checks, matched;

@@ -21,29 +21,51 @@ static apr_status_t free_code(void *data)
     return APR_SUCCESS;
 }
 
+apr_array_header_t *pf_alts_compile(apr_pool_t *pool, const apr_array_header_t *alts,
+                                    uint32_t flags)
+{
+    apr_array_header_t *codes = apr_array_make(pool, alts->nelts, sizeof(pcre2_code *));
+    int i, ec;
+    PCRE2_SIZE off;
+    for (i = 0; i < alts->nelts; i++) {
+        bw_str_t a = APR_ARRAY_IDX(alts, i, bw_str_t);
+        pcre2_code *re = pcre2_compile((PCRE2_SPTR)a.data, a.len,
+                                       PCRE2_DOTALL | PCRE2_DOLLAR_ENDONLY | flags, &ec, &off, NULL);
+        if (!re)
+            return NULL;
+        pcre2_jit_compile(re, PCRE2_JIT_COMPLETE);
+        apr_pool_cleanup_register(pool, re, free_code, apr_pool_cleanup_null);
+        APR_ARRAY_PUSH(codes, pcre2_code *) = re;
+    }
+    return codes;
+}
+
+int pf_alts_match(const apr_array_header_t *codes, bw_str_t s, void *md, void *mctx)
+{
+    int i;
+    for (i = 0; i < codes->nelts; i++) {
+        int rc = pcre2_match(APR_ARRAY_IDX(codes, i, pcre2_code *),
+                             (PCRE2_SPTR)(s.data ? s.data : ""), s.len, 0, 0, md, mctx);
+        if (rc >= 0)
+            return 1;
+        if (rc != PCRE2_ERROR_NOMATCH)
+            return -1;
+    }
+    return 0;
+}
+
 /* The regex's alternatives, compiled as it is; one PCRE2 rejects is a
  * failure of the split. */
 static void prepare_alts(pf_diff_t *d, pf_dpat_t *pt)
 {
     apr_array_header_t *alts;
-    int i, ec;
-    PCRE2_SIZE off;
     if (!pt->re || !bw_prefilter_alternatives(d->pool, pt->pattern.data, pt->pattern.len, &alts))
         return;
-    pt->alts = apr_array_make(d->pool, alts->nelts, sizeof(pcre2_code *));
-    for (i = 0; i < alts->nelts; i++) {
-        bw_str_t a = APR_ARRAY_IDX(alts, i, bw_str_t);
-        pcre2_code *re = pcre2_compile((PCRE2_SPTR)a.data, a.len,
-                                       PCRE2_DOTALL | PCRE2_DOLLAR_ENDONLY, &ec, &off, NULL);
-        if (!re) {
-            printf("DISAGREE rule %s: alternative %d does not compile: %.*s\n", pt->rule->id, i,
-                   (int)a.len, a.data);
-            pt->split_failures++;
-            continue;
-        }
-        pcre2_jit_compile(re, PCRE2_JIT_COMPLETE);
-        apr_pool_cleanup_register(d->pool, re, free_code, apr_pool_cleanup_null);
-        APR_ARRAY_PUSH(pt->alts, pcre2_code *) = re;
+    pt->alts = pf_alts_compile(d->pool, alts, 0);
+    if (!pt->alts) {
+        printf("DISAGREE rule %s: an alternative does not compile: %.*s\n", pt->rule->id,
+               (int)pt->pattern.len, pt->pattern.data);
+        pt->split_failures++;
     }
 }
 
@@ -178,16 +200,9 @@ static int pcre_says(pf_diff_t *d, const pf_dpat_t *pt, bw_str_t s)
  * answer for the whole)? A limit on either side proves nothing. */
 static void check_split(pf_diff_t *d, pf_dpat_t *pt, bw_str_t s, int r, const char *origin)
 {
-    int i, any = 0;
-    if (!pt->alts || r < 0)
+    int any;
+    if (!pt->alts || r < 0 || (any = pf_alts_match(pt->alts, s, d->md, d->mctx)) < 0)
         return;
-    for (i = 0; i < pt->alts->nelts && !any; i++) {
-        int rc = pcre2_match(APR_ARRAY_IDX(pt->alts, i, pcre2_code *),
-                             (PCRE2_SPTR)(s.data ? s.data : ""), s.len, 0, 0, d->md, d->mctx);
-        if (rc < 0 && rc != PCRE2_ERROR_NOMATCH)
-            return;
-        any = rc >= 0;
-    }
     pt->split_pairs++;
     if (any == r)
         return;

@@ -155,29 +155,22 @@ static void fuzz_report(bw_str_t re, int caseless, bw_str_t s, const apr_array_h
 static void fuzz_split(apr_pool_t *p, pf_fuzz_stats_t *st, uint32_t *rng, int subjects,
                        pcre2_match_data *md, bw_str_t re, int caseless, pcre2_code *code)
 {
-    uint32_t flags = PCRE2_DOTALL | PCRE2_DOLLAR_ENDONLY | (caseless ? PCRE2_CASELESS : 0);
-    apr_array_header_t *alts;
-    pcre2_code *ac[BW_PREFILTER_MAX_ALTS];
+    apr_array_header_t *alts, *codes;
     pf_gen_t *gen;
-    PCRE2_SIZE off;
-    int i, k, n, ec, bad = 0;
+    int i, k, bad = 0;
     if (!bw_prefilter_alternatives(p, re.data, re.len, &alts))
         return;
     st->split++;
-    for (n = 0; n < alts->nelts; n++) {
-        bw_str_t a = APR_ARRAY_IDX(alts, n, bw_str_t);
-        ac[n] = pcre2_compile((PCRE2_SPTR)a.data, a.len, flags, &ec, &off, NULL);
-        if (!ac[n])
-            bad++;
-    }
+    codes = pf_alts_compile(p, alts, caseless ? PCRE2_CASELESS : 0);
+    bad = !codes;
     gen = pf_gen_compile(p, re.data, re.len, caseless);
     for (k = 0; k < subjects && !bad; k++) {
         bw_str_t s = (gen && (k & 1)) ? pf_gen_sample(gen, p, rng) : fuzz_subject(p, rng);
-        int whole = pcre2_match(code, (PCRE2_SPTR)s.data, s.len, 0, 0, md, NULL), any = 0;
+        int whole = pcre2_match(code, (PCRE2_SPTR)s.data, s.len, 0, 0, md, NULL), any;
         if (whole < 0 && whole != PCRE2_ERROR_NOMATCH)
             continue;
-        for (i = 0; i < n && !any; i++)
-            any = pcre2_match(ac[i], (PCRE2_SPTR)s.data, s.len, 0, 0, md, NULL) >= 0;
+        if ((any = pf_alts_match(codes, s, md, NULL)) < 0)
+            continue;
         st->split_checks++;
         if (any != (whole >= 0))
             bad++;
@@ -185,15 +178,13 @@ static void fuzz_split(apr_pool_t *p, pf_fuzz_stats_t *st, uint32_t *rng, int su
     if (bad) {
         st->split_failures++;
         if (st->split_failures <= 20) {
-            printf("DISAGREE fuzz regex split into %d alternatives%s: %.*s\n", n,
+            printf("DISAGREE fuzz regex split into %d alternatives%s: %.*s\n", alts->nelts,
                    caseless ? " (caseless)" : "", (int)re.len, re.data);
-            for (i = 0; i < n; i++)
+            for (i = 0; i < alts->nelts; i++)
                 printf("  alternative: %.*s\n", (int)APR_ARRAY_IDX(alts, i, bw_str_t).len,
                        APR_ARRAY_IDX(alts, i, bw_str_t).data);
         }
     }
-    for (i = 0; i < n; i++)
-        pcre2_code_free(ac[i]);
 }
 
 /* One regex against random and generated subjects. */
