@@ -65,6 +65,13 @@ int bw_matcher_bits(const bw_matcher_t *m);
  * byte: ".", "\w", "[^;]"…): bw_matcher_scan_many reads the values' bytes
  * for them when given. */
 int bw_matcher_byte_patterns(const bw_matcher_t *m);
+/* Would a matcher decide regex re without a scan: does it match every
+ * value (bw_matcher_universal), or do a value's bytes decide it (a byte
+ * pattern, a count or a run of a class: matcher_decided.c)? The answer
+ * bw_matcher_add_regex_as acts on; gate: the bytes a value needs one of
+ * to be read for it (the class; none for a universal regex, whose bit is
+ * always set). */
+int bw_matcher_regex_decided(apr_pool_t *pool, const char *re, size_t len, uint64_t gate[4]);
 int bw_matcher_words(const bw_matcher_t *m);      /* uint64_t words per bit vector */
 const uint64_t *bw_matcher_exact(const bw_matcher_t *m);
 const uint64_t *bw_matcher_always(const bw_matcher_t *m);
@@ -112,7 +119,10 @@ int bw_matcher_scan(const bw_matcher_t *m, bw_str_t value, uint64_t *hits);
  * always and universal sets are not included (they are the same for
  * every value). Returns 1, or 0 when some value could not be scanned
  * (hit() then had every bit for it, none exact). buf is scratch memory the
- * caller keeps (zeroed before first use) and pool where it grows. */
+ * caller keeps (zeroed before first use) and pool where it grows; its
+ * `want`, when set, holds the bits the caller will read: a pattern decided
+ * from the values' bytes whose bit is not among them may be skipped (a
+ * count or a run is a pass over the value). */
 typedef struct bw_matcher_buf_s {
     char *data;
     size_t cap;
@@ -123,6 +133,7 @@ typedef struct bw_matcher_buf_s {
     int *stack;
     int stackcap;
     unsigned long calls;            /* scans run (for bulwark bench) */
+    const uint64_t *want;           /* NULL: every bit */
 } bw_matcher_buf_t;
 typedef void (*bw_matcher_hit_fn)(void *ctx, int i, const uint64_t *bits);
 int bw_matcher_scan_many(const bw_matcher_t *m, const bw_str_t *values,

@@ -153,137 +153,29 @@ static int universal(bw_str_t re)
     return (n == 2 && !memcmp(s, ".*", 2)) || (n == 3 && !memcmp(s, ".*?", 3));
 }
 
-/* ---- regexes a value's bytes decide ------------------------------------------ */
-
-/* Past the inline option settings "(?i)", "(?s-i)"… at the start of s (not
- * x, under which blanks and comments are not what they look like). */
-static size_t skip_options(const char *s, size_t n)
+/* The traits add() gives regex text: its anchors, universal, a pattern
+ * its bytes decide (with the bytes of its class and n). */
+static unsigned regex_traits(apr_pool_t *pool, bw_str_t text, uint64_t bytes[4], int *min,
+                             size_t *jlen)
 {
-    size_t at = 0, i;
-    while (n - at >= 3 && s[at] == '(' && s[at + 1] == '?') {
-        for (i = at + 2; i < n && (((s[i] | 0x20) >= 'a' && (s[i] | 0x20) <= 'z') || s[i] == '-'
-                                   || s[i] == '^'); i++)
-            if ((s[i] | 0x20) == 'x')
-                return at;
-        if (i == at + 2 || i >= n || s[i] != ')')
-            return at;
-        at = i + 1;
-    }
-    return at;
+    unsigned t = walk_anchors(text, NULL, jlen) | (universal(text) ? MX_T_UNIVERSAL : 0);
+    if (!t)
+        t = mx_decided_shape(pool, text, bytes, min);
+    return t;
 }
 
-/* Is s[0, n) one atom that always matches exactly one byte (no UTF-8 mode:
- * a character is a byte)? A dot, an escape of a character type, or one
- * bracket class (POSIX classes inside it included). */
-static int one_byte_atom(const char *s, size_t n)
+int bw_matcher_regex_decided(apr_pool_t *pool, const char *re, size_t len, uint64_t gate[4])
 {
-    size_t i;
-    if (n == 1)
-        return s[0] == '.';
-    if (n == 2)
-        return s[0] == '\\' && s[1] && strchr("dDsSwWhHvVN", s[1]) != NULL;
-    if (n < 3 || s[0] != '[' || s[n - 1] != ']')
-        return 0;
-    i = 1;
-    if (s[i] == '^')
-        i++;
-    if (s[i] == ']')   /* first, a ] is a member */
-        i++;
-    for (; i < n - 1; i++) {
-        if (s[i] == '\\') {
-            if (s[i + 1] == 'Q' || s[i + 1] == 'E')   /* quoting: not worth following */
-                return 0;
-            i++;
-        } else if (s[i] == '[' && s[i + 1] == ':') {
-            const char *e = memmem(s + i + 2, n - 1 - (i + 2), ":]", 2);
-            if (!e)
-                return 0;
-            i = (size_t)(e - s) + 1;
-        } else if (s[i] == ']') {
-            return 0;   /* the class ends before the pattern does */
-        }
-    }
-    return i == n - 1;
+    size_t n = 0;
+    int min = 0;
+    unsigned t;
+    memset(gate, 0, sizeof(uint64_t) * 4);
+    t = regex_traits(pool, bw_str_n(re, len), gate, &min, &n);
+    if (!(t & MX_T_BY_BYTES))
+        memset(gate, 0, sizeof(uint64_t) * 4);
+    return (t & MX_T_DECIDED) != 0;
 }
 
-/* A regex that is one atom matching one byte matches a value exactly when
- * the value has one of the bytes it matches alone, so the value's bytes
- * (known before it is scanned) decide it without a scan: 921170's "." on
- * every argument name (CRS PL3) was a database call per value. The bytes
- * are what PCRE2, compiled as @rx compiles, matches of the 256 one-byte
- * strings; and since the claim rests on reading the text right, it is
- * checked on every two-byte string too (65,536 matches, once at start-up
- * for a handful of regexes): any disagreement and the regex is scanned as
- * before. */
-static int byte_pattern(apr_pool_t *pool, bw_str_t re, uint64_t bytes[4])
-{
-    size_t at = skip_options(re.data, re.len);
-    pcre2_code *code;
-    pcre2_match_data *md;
-    char *err = NULL, two[2];
-    int a, b, rc, ok = 1;
-    if (!one_byte_atom(re.data + at, re.len - at))
-        return 0;
-    code = bw_regex_compile(pool, re.data, 0, &err);
-    if (!code)
-        return 0;
-    md = pcre2_match_data_create_from_pattern(code, NULL);
-    if (!md)
-        return 0;
-    memset(bytes, 0, sizeof(uint64_t) * 4);
-    for (a = 0; a < 256 && ok; a++) {
-        two[0] = (char)a;
-        rc = bw_regex_match(code, bw_str_n(two, 1), md);
-        if (rc < 0)
-            ok = 0;
-        else if (rc)
-            bytes[a / 64] |= (uint64_t)1 << (a % 64);
-    }
-    for (a = 0; a < 256 && ok; a++)
-        for (b = 0; b < 256 && ok; b++) {
-            int in = ((bytes[a / 64] >> (a % 64)) | (bytes[b / 64] >> (b % 64))) & 1;
-            two[0] = (char)a;
-            two[1] = (char)b;
-            ok = bw_regex_match(code, bw_str_n(two, 2), md) == in;
-        }
-    pcre2_match_data_free(md);
-    return ok;
-}
-
-/* Set in bits the byte patterns' bits that a value with bytes `set` has. */
-static int byte_hits(const bw_matcher_t *m, const uint64_t *set, uint64_t *bits)
-{
-    int k, any = 0;
-    for (k = 0; k < m->nbyte; k++) {
-        const uint64_t *b = m->byte_set[k];
-        if ((set[0] & b[0]) | (set[1] & b[1]) | (set[2] & b[2]) | (set[3] & b[3])) {
-            bits[m->byte_bit[k] / 64] |= (uint64_t)1 << (m->byte_bit[k] % 64);
-            any = 1;
-        }
-    }
-    return any;
-}
-
-/* The byte patterns, gathered for scanning (after compiling). */
-static void byte_patterns(bw_matcher_t *m)
-{
-    const mx_pat_t *pats = (const mx_pat_t *)m->pats->elts;
-    uint64_t (*set)[4];
-    int i;
-    for (i = 0; i < m->pats->nelts; i++)
-        m->nbyte += (pats[i].traits & MX_T_BYTES) != 0;
-    if (!m->nbyte)
-        return;
-    m->byte_bit = apr_palloc(m->pool, sizeof(int) * (size_t)m->nbyte);
-    set = apr_palloc(m->pool, sizeof(*set) * (size_t)m->nbyte);
-    m->nbyte = 0;
-    for (i = 0; i < m->pats->nelts; i++)
-        if (pats[i].traits & MX_T_BYTES) {
-            m->byte_bit[m->nbyte] = pats[i].bit;
-            memcpy(set[m->nbyte++], pats[i].bytes, sizeof(set[0]));
-        }
-    m->byte_set = (const uint64_t (*)[4])set;
-}
 
 static void add(bw_matcher_t *m, int kind, int bit, bw_str_t text, int nocase)
 {
@@ -301,9 +193,7 @@ static void add(bw_matcher_t *m, int kind, int bit, bw_str_t text, int nocase)
     p->jtext = p->text;
     if (kind == MX_REGEX) {
         size_t n = 0;
-        p->traits = walk_anchors(p->text, NULL, &n) | (universal(p->text) ? MX_T_UNIVERSAL : 0);
-        if (!p->traits && byte_pattern(m->pool, p->text, p->bytes))
-            p->traits = MX_T_BYTES;
+        p->traits = regex_traits(m->pool, p->text, p->bytes, &p->min, &n);
         if (p->traits & MX_T_LINE) {
             char *j = apr_palloc(m->pool, n + 1);
             walk_anchors(p->text, j, &n);
@@ -482,7 +372,7 @@ void bw_matcher_compile(bw_matcher_t *m, const char *cache_dir, const char **war
         if (!(p->traits & MX_T_DECIDED) && m->kind[p->bit] != MX_ALWAYS)
             m->scans = 1;
     }
-    byte_patterns(m);
+    mx_decided_gather(m);
     m->info.compile_ms = (double)(apr_time_now() - t0) / 1000.0;
 }
 
@@ -527,7 +417,7 @@ int bw_matcher_scan(const bw_matcher_t *m, bw_str_t value, uint64_t *hits)
     if (m->nbyte) {
         bw_byteset_t set;
         bw_byteset_of(value, &set);
-        byte_hits(m, set.w, hits);
+        mx_decided_hits(m, value, set.w, NULL, hits);
     }
     for (w = 0; w < m->nwords; w++)
         hits[w] |= ok ? m->always[w] | m->univ[w] : ~(uint64_t)0;
@@ -678,7 +568,7 @@ static int partition(joined_t *j, const bw_str_t *v, int n, apr_pool_t *pool,
     return ok;
 }
 
-/* The byte patterns' bits of values [0, n), from their bytes. */
+/* The decided patterns' bits of values [0, n), from their bytes. */
 static void byte_pass(const bw_matcher_t *m, const bw_str_t *v, const uint64_t *const *present,
                       int n, apr_pool_t *pool, bw_matcher_buf_t *buf, bw_matcher_hit_fn hit,
                       void *ctx)
@@ -693,7 +583,7 @@ static void byte_pass(const bw_matcher_t *m, const bw_str_t *v, const uint64_t *
             ps = set.w;
         }
         memset(buf->bits, 0, sizeof(uint64_t) * (size_t)m->nwords);
-        if (byte_hits(m, ps, buf->bits))
+        if (mx_decided_hits(m, v[i], ps, buf->want, buf->bits))
             hit(ctx, i, buf->bits);
     }
 }

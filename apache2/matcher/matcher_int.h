@@ -21,7 +21,10 @@ enum { MX_EXACT = 0, MX_MAYBE = 1, MX_ALWAYS = 2 };   /* what a bit's hit means 
 #define MX_T_UNIVERSAL 0x04   /* matches every value (^.*$, .*): not scanned for */
 #define MX_T_BYTES     0x08   /* one atom matching one byte (., \w, [^;]…): matches a value
                                * that has a byte of mx_pat_t.bytes; not scanned for */
-#define MX_T_DECIDED   (MX_T_UNIVERSAL | MX_T_BYTES)   /* in no database */
+#define MX_T_COUNT     0x10   /* (?:C[^C]*?){n}: a value with mx_pat_t.min bytes of the class */
+#define MX_T_RUN       0x20   /* C{n}: a value with mx_pat_t.min bytes of the class in a row */
+#define MX_T_BY_BYTES  (MX_T_BYTES | MX_T_COUNT | MX_T_RUN)   /* matcher_decided.c */
+#define MX_T_DECIDED   (MX_T_UNIVERSAL | MX_T_BY_BYTES)   /* in no database */
 
 /* The byte between joined values (bw_matcher_scan_many): one no rule set
  * writes and no UTF-8 text has, neither space nor word. */
@@ -35,8 +38,23 @@ typedef struct {
                          * and $ also matches MX_SEP (matcher.c) */
     int nocase;         /* phrases: ASCII case-insensitive */
     unsigned traits;    /* MX_T_* */
-    uint64_t bytes[4];  /* MX_T_BYTES: the bytes it matches */
+    uint64_t bytes[4];  /* MX_T_BY_BYTES: the bytes of its class */
+    int min;            /* MX_T_BY_BYTES: how many (1 for MX_T_BYTES) */
 } mx_pat_t;
+
+/* A pattern the bytes of a value decide, for deciding (matcher_decided.c);
+ * a value without a byte of its class matches none. */
+typedef struct {
+    int bit;
+    unsigned shape;     /* MX_T_BYTES (n = 1: a byte of the class), MX_T_COUNT or MX_T_RUN */
+    int min;
+} mx_decided_t;
+typedef struct {
+    uint64_t set[4];
+    unsigned char tab[256];   /* the same, 1 per byte of the class */
+    int measured;             /* a count or a run: the value is read */
+    int first, npats;         /* its patterns in bw_matcher_s.decided */
+} mx_class_t;
 
 struct bw_matcher_s {
     apr_pool_t *pool;
@@ -51,12 +69,25 @@ struct bw_matcher_s {
     int literal;                    /* every pattern that can be joined is a phrase:
                                      * joined scans report every occurrence */
     int compiled;
-    int nbyte;                      /* MX_T_BYTES patterns: their bits and bytes */
-    int *byte_bit;
-    const uint64_t (*byte_set)[4];
+    int nbyte;                      /* MX_T_BY_BYTES patterns, by class */
+    const mx_decided_t *decided;
+    int nclass;
+    const mx_class_t *classes;
     bw_matcher_info_t info;
     void *impl;                     /* the implementation's compiled form */
 };
+
+/* The shape of regex re when its bytes decide it (matcher_decided.c):
+ * MX_T_BYTES, MX_T_COUNT or MX_T_RUN, with the class's bytes and n; 0 when
+ * it is none of them (or PCRE2 disagrees). */
+unsigned mx_decided_shape(apr_pool_t *pool, bw_str_t re, uint64_t bytes[4], int *min);
+/* After compiling: the MX_T_BY_BYTES patterns, gathered for deciding. */
+void mx_decided_gather(bw_matcher_t *m);
+/* Set in bits the bits of the decided patterns that value v, with bytes
+ * `present`, matches (only those of bits in want, when not NULL); nonzero
+ * when one did. */
+int mx_decided_hits(const bw_matcher_t *m, bw_str_t v, const uint64_t *present,
+                    const uint64_t *want, uint64_t *bits);
 
 /* Fill m->kind (every bit, after compiling; universal patterns are left
  * out: their bits are MX_EXACT and in m->univ) and m->impl; warnings to

@@ -36,8 +36,15 @@
  *   lits       phrase operators, and the trigger literals of the
  *              triggered regexes (bit trigger_base + slot): always;
  *   triggered  regexes with a rare literal set: when lits reported the
- *              trigger bit of one of those slots. */
-enum { BW_PM_OPEN, BW_PM_GATED, BW_PM_LITS, BW_PM_TRIGGERED, BW_PM_N };
+ *              trigger bit of one of those slots;
+ *   bytes      regexes the string's bytes decide (".", "\w", ".*"): never
+ *              scanned, their matcher only reads the bytes. */
+enum { BW_PM_OPEN, BW_PM_GATED, BW_PM_BYTES, BW_PM_LITS, BW_PM_TRIGGERED, BW_PM_N };
+/* The matchers a string needs a byte of a gate for (bw_program_t.src_slot_gate):
+ * the first BW_PM_NGATES. */
+#define BW_PM_NGATES 3
+#define BW_PM_GATES ((1u << BW_PM_NGATES) - 1)
+#define BW_SLOT_GATE(slot, k) (4 * ((size_t)(slot) * BW_PM_NGATES + (size_t)(k)))
 
 /* A transformation chain: the first n of tfns. */
 typedef struct {
@@ -240,16 +247,18 @@ struct bw_program_s {
     int **plan_nodes;
     /* per source with a plan: per slot of the plan, what the source's own
      * rules there need (1 << BW_PM_…, 0: the slot is not scanned for this
-     * source) and their gated regexes' bytes (4 words a slot): a plan
-     * shared with a source that has more rules is scanned only as far as
-     * this one needs; and the bytes of their open regexes' gates (all
-     * bytes where one has none): a string with none of them needs no open
-     * scan */
+     * source): a plan shared with a source that has more rules is scanned
+     * only as far as this one needs; and per slot and matcher the gate of
+     * those rules' patterns there (4 words at BW_SLOT_GATE(slot, k)): a
+     * string with no byte of it needs no scan by that matcher. The gated
+     * regexes' gates; the open ones' (all bytes where one has none); the
+     * classes of those the bytes decide. */
     unsigned char **src_slot_need;
     uint64_t **src_slot_gate;
-    uint64_t **src_slot_ogate;
     int **src_slots;                 /* per source: the slots it needs (need != 0) */
     int *src_nslots;
+    uint64_t **src_want;             /* per source: the plan's bits its rules read
+                                      * (nwords; bw_matcher_buf_t.want) */
     /* folded (bw_fold.c): phase 1 starts at phase1_start with TX loaded
      * from tx_image (and MATCHED_VAR from start_mv's). The image also
      * holds the TX changes of the APPLY slots from phase1_start to

@@ -12,12 +12,23 @@
  * bit, and the rules' transformation chains are the plan's slots. A value
  * is transformed through every slot (most chains leave most values as
  * they are), and each distinct string that comes out is scanned once, by
- * up to four matchers; a regex goes to the first of these it qualifies for:
+ * up to five matchers; a regex goes to the first of these it qualifies for:
  *   - gated: it has a byte gate that benign data rarely contains
  *     (prefilter/: every match contains one of a few bytes such as
  *     ( < ; ' =). Scanned only when the string has a byte of the plan's
  *     gate: most values have none, and most CRS regexes have such a gate.
  *     The check costs nothing: a value's bytes are known (run/bw_values.c).
+ *   - bytes: its matches are decided by the string's bytes, known before
+ *     any scan (matcher/matcher_decided.c): one atom matching one byte
+ *     (921170's "." on every argument name, CRS PL3), at least n bytes of
+ *     a class (942420-942432), n of them in a row (942460's \W{4}); or
+ *     every string (".*"). Never scanned, and never a reason to scan: as
+ *     open regexes they made every JSON name and most values scan the open
+ *     database, and the counts were its costliest patterns (PL4 27.7 KB
+ *     JSON: 11.99 M -> 10.94 M instructions). A string is read for them
+ *     only when it has a byte of a class its slots need (src_slot_gate).
+ *     One with a rare class is gated instead (the gated matcher decides it
+ *     from the bytes the same way).
  *   - triggered: it has a literal set that benign data rarely contains
  *     (every match contains "select" or "union"…: SQL, PHP, Java and shell
  *     keywords). The literals go to the lits matcher as the trigger bit of
@@ -193,14 +204,23 @@ static void add_regex(apr_pool_t *p, bw_plan_t *pl, const char *re, size_t len, 
                       int top)
 {
     apr_array_header_t *lits, *alts = NULL;
-    uint64_t gate[4];
+    uint64_t gate[4], cls[4];
     unsigned weight = 0;
     int nocase = 0, i, gated = bw_prefilter_gate(p, re, len, 0, gate, &weight);
     placed_t *pc;
+    /* (a byte pattern with a rare gate is decided by the gated matcher,
+     * which reads the string's bytes as this one does: one gate less to
+     * check per string) */
     if (gated && weight <= GATE_MAX_WEIGHT) {
         bw_matcher_add_regex_as(matcher(p, pl, BW_PM_GATED, bit, slot), re, len, bit);
         pc = &APR_ARRAY_IDX(pl->placed, pl->placed->nelts - 1, placed_t);
         memcpy(pc->gate, gate, sizeof(gate));
+        return;
+    }
+    if (bw_matcher_regex_decided(p, re, len, cls)) {
+        bw_matcher_add_regex_as(matcher(p, pl, BW_PM_BYTES, bit, slot), re, len, bit);
+        pc = &APR_ARRAY_IDX(pl->placed, pl->placed->nelts - 1, placed_t);
+        memcpy(pc->gate, cls, sizeof(cls));
         return;
     }
     if (bw_prefilter_trigger(p, re, len, &lits, &nocase, &weight) && weight <= TRIGGER_MAX_WEIGHT
@@ -480,17 +500,15 @@ static apr_array_header_t **rules_by_source(bw_program_t *prog)
 
 /* One placement of a bit of a rule of source k: its slot needs the
  * matcher (and the literal one, for a triggered regex's triggers) and its
- * gate (a gated or an open regex's: src_slot_gate and src_slot_ogate). */
+ * gate (a gated or an open regex's, a decided one's class: src_slot_gate). */
 static void need_placed(bw_program_t *prog, int k, const placed_t *pc, int slot)
 {
     int w;
     prog->src_slot_need[k][slot] |= (unsigned char)(1u << pc->k);
     if (pc->k == BW_PM_TRIGGERED)
         prog->src_slot_need[k][slot] |= 1u << BW_PM_LITS;
-    for (w = 0; pc->k == BW_PM_GATED && w < 4; w++)
-        prog->src_slot_gate[k][4 * (size_t)slot + (size_t)w] |= pc->gate[w];
-    for (w = 0; pc->k == BW_PM_OPEN && w < 4; w++)
-        prog->src_slot_ogate[k][4 * (size_t)slot + (size_t)w] |= pc->gate[w];
+    for (w = 0; ((1u << pc->k) & BW_PM_GATES) && w < 4; w++)
+        prog->src_slot_gate[k][BW_SLOT_GATE(slot, pc->k) + (size_t)w] |= pc->gate[w];
 }
 
 /* A bit of a rule of source k: what each of its placements needs (a regex
@@ -498,6 +516,7 @@ static void need_placed(bw_program_t *prog, int k, const placed_t *pc, int slot)
 static void need_bit(bw_program_t *prog, int k, const bw_plan_t *pl, int bit, int slot)
 {
     int i;
+    prog->src_want[k][bit / 64] |= (uint64_t)1 << (bit % 64);
     for (i = 0; i < pl->placed->nelts; i++)
         if (APR_ARRAY_IDX(pl->placed, i, placed_t).bit == bit)
             need_placed(prog, k, &APR_ARRAY_IDX(pl->placed, i, placed_t), slot);
@@ -509,17 +528,17 @@ static void source_needs(bw_program_t *prog, apr_array_header_t **by)
     int k, i, n;
     prog->src_slot_need = apr_pcalloc(prog->pool, sizeof(unsigned char *) * (size_t)(prog->nsrc + 1));
     prog->src_slot_gate = apr_pcalloc(prog->pool, sizeof(uint64_t *) * (size_t)(prog->nsrc + 1));
-    prog->src_slot_ogate = apr_pcalloc(prog->pool, sizeof(uint64_t *) * (size_t)(prog->nsrc + 1));
     prog->src_slots = apr_pcalloc(prog->pool, sizeof(int *) * (size_t)(prog->nsrc + 1));
     prog->src_nslots = apr_pcalloc(prog->pool, sizeof(int) * (size_t)(prog->nsrc + 1));
+    prog->src_want = apr_pcalloc(prog->pool, sizeof(uint64_t *) * (size_t)(prog->nsrc + 1));
     for (k = 0; k < prog->nsrc; k++) {
         const bw_plan_t *pl;
         if (prog->src_plan[k] < 0)
             continue;
         pl = ((const bw_plan_t **)prog->plans->elts)[prog->src_plan[k]];
         prog->src_slot_need[k] = apr_pcalloc(prog->pool, (size_t)pl->nslots + 1);
-        prog->src_slot_gate[k] = apr_pcalloc(prog->pool, sizeof(uint64_t) * 4 * (size_t)(pl->nslots + 1));
-        prog->src_slot_ogate[k] = apr_pcalloc(prog->pool, sizeof(uint64_t) * 4 * (size_t)(pl->nslots + 1));
+        prog->src_slot_gate[k] = apr_pcalloc(prog->pool, sizeof(uint64_t) * BW_SLOT_GATE(pl->nslots + 1, 0));
+        prog->src_want[k] = apr_pcalloc(prog->pool, sizeof(uint64_t) * (size_t)pl->nwords);
         for (i = 0; by[k] && i < by[k]->nelts; i++) {
             const bw_rule_t *r = ((const bw_rule_t **)by[k]->elts)[i];
             int bit, slot;

@@ -274,10 +274,9 @@ static void *take(bw_tx_t *tx, size_t n)
 typedef struct {
     int rep;                /* the first slot of the group */
     unsigned need;          /* 1 << BW_PM_… of its slots' matchers */
-    uint64_t gate[4];       /* its slots' gated regexes' bytes */
-    uint64_t ogate[4];      /* its slots' open regexes' gates' bytes */
-    int oall;               /* all bytes: an open regex without a gate, which
-                               the empty string may match too */
+    uint64_t gate[BW_PM_NGATES][4];  /* per matcher of BW_PM_GATES: its slots' gates */
+    int oall;               /* open gate of all bytes: an open regex without a
+                               gate, which the empty string may match too */
     uint64_t *tmask;        /* nwords: its slots' trigger bits */
 } sgroup_t;
 
@@ -287,8 +286,8 @@ typedef struct {
     const bw_byteset_t *ps;
     int value;              /* the value it was made of */
     unsigned need;
-    int gated;              /* has a byte of a gate of one of its slots */
-    int ogated;             /* has a byte of an open gate of one of its slots */
+    unsigned gated;         /* 1 << BW_PM_…: has a byte of that matcher's gate
+                               of one of its slots (or needs no gate) */
     uint64_t *hits;         /* NULL until something hit */
 } dstr_t;
 
@@ -309,16 +308,19 @@ typedef struct {
     uint64_t *gany;         /* per group: nw words, what any of its strings hit
                                (made at the first hit: most sources have none) */
     int inexact;
+    const uint64_t *want;   /* the bits the source's rules read */
+    unsigned needs;         /* 1 << BW_PM_… of any group */
 } scan_t;
 
 /* Group the slots the source needs (need[s] != 0) by the array their
  * chain made; returns the number of groups, with group_of[s] the group of
  * slot s (-1: not needed). */
 static int group_slots(bw_tx_t *tx, const bw_plan_t *pl, const int *slots, int nsl,
-                       const unsigned char *need, const uint64_t *gate, const uint64_t *ogate,
+                       const unsigned char *need, const uint64_t *gate,
                        const bw_str_t *const *tv, sgroup_t *g, int *group_of)
 {
-    int nw = pl->nwords, ng = 0, s, k, w, j;
+    int nw = pl->nwords, ng = 0, s, k, w, j, m;
+    unsigned todo;
     for (j = 0; j < pl->nslots; j++)
         group_of[j] = -1;
     for (j = 0; j < nsl; j++) {
@@ -335,12 +337,11 @@ static int group_slots(bw_tx_t *tx, const bw_plan_t *pl, const int *slots, int n
         }
         group_of[s] = k;
         g[k].need |= need[s];
-        if (need[s] & (1u << BW_PM_GATED))
+        for (todo = need[s] & BW_PM_GATES; todo; todo &= todo - 1) {
+            m = __builtin_ctz(todo);
             for (w = 0; w < 4; w++)
-                g[k].gate[w] |= gate[4 * (size_t)s + (size_t)w];
-        if (need[s] & (1u << BW_PM_OPEN))
-            for (w = 0; w < 4; w++)
-                g[k].ogate[w] |= ogate[4 * (size_t)s + (size_t)w];
+                g[k].gate[m][w] |= gate[BW_SLOT_GATE(s, m) + (size_t)w];
+        }
         if (need[s] & (1u << BW_PM_TRIGGERED)) {
             if (!g[k].tmask) {
                 g[k].tmask = take(tx, sizeof(uint64_t) * (size_t)nw);
@@ -349,8 +350,10 @@ static int group_slots(bw_tx_t *tx, const bw_plan_t *pl, const int *slots, int n
             g[k].tmask[b / 64] |= (uint64_t)1 << (b % 64);
         }
     }
-    for (k = 0; k < ng; k++)
-        g[k].oall = (g[k].ogate[0] & g[k].ogate[1] & g[k].ogate[2] & g[k].ogate[3]) == ~(uint64_t)0;
+    for (k = 0; k < ng; k++) {
+        const uint64_t *og = g[k].gate[BW_PM_OPEN];
+        g[k].oall = (og[0] & og[1] & og[2] & og[3]) == ~(uint64_t)0;
+    }
     return ng;
 }
 
@@ -396,10 +399,11 @@ static void scan_kind(scan_t *sc, int k)
     int i, n = 0;
     unsigned want = 1u << k;
     const uint64_t **vps = NULL;
+    if (!(sc->needs & want))
+        return;
     for (i = 0; i < sc->nd; i++) {
         const dstr_t *d = &sc->d[i];
-        if (!(d->need & want) || (k == BW_PM_GATED && !d->gated)
-            || (k == BW_PM_OPEN && !d->ogated)
+        if (!(d->need & want) || !(d->gated & want)
             || (k == BW_PM_TRIGGERED && !triggered(sc, i)))
             continue;
         sc->vs[n] = d->str;
@@ -411,9 +415,11 @@ static void scan_kind(scan_t *sc, int k)
         for (i = 0; i < n; i++)
             vps[i] = sc->d[sc->ids[i]].ps ? sc->d[sc->ids[i]].ps->w : NULL;
     }
+    sc->tx->scanbuf.want = sc->want;
     if (n && !bw_matcher_scan_many(sc->pl->m[k], sc->vs, vps, n, sc->tx->pool, &sc->tx->scanbuf,
                                    on_hit, sc))
         sc->inexact = 1;
+    sc->tx->scanbuf.want = NULL;
 }
 
 /* The distinct strings the groups made of values [first, end): each
@@ -423,6 +429,7 @@ static void scan_chunk(scan_t *sc, const bw_str_t *const *tv, const bw_byteset_t
                        int first, int end)
 {
     int i, q, j;
+    unsigned todo;
     sc->first = first;
     sc->nd = 0;
     for (i = first; i < end; i++) {
@@ -449,13 +456,19 @@ static void scan_chunk(scan_t *sc, const bw_str_t *const *tv, const bw_byteset_t
             }
             d = &sc->d[j];
             d->need |= gq->need;
-            if ((gq->need & (1u << BW_PM_GATED)) && !d->gated)
-                d->gated = has_gate(gq->gate, d->ps);
-            if ((gq->need & (1u << BW_PM_OPEN)) && !d->ogated)
-                d->ogated = gq->oall || has_gate(gq->ogate, d->ps);
+            /* the matchers without a gate need none */
+            todo = gq->need & ~d->gated;
+            d->gated |= todo & ~BW_PM_GATES;
+            if (todo & (1u << BW_PM_OPEN) && (gq->oall || has_gate(gq->gate[BW_PM_OPEN], d->ps)))
+                d->gated |= 1u << BW_PM_OPEN;
+            if (todo & (1u << BW_PM_GATED) && has_gate(gq->gate[BW_PM_GATED], d->ps))
+                d->gated |= 1u << BW_PM_GATED;
+            if (todo & (1u << BW_PM_BYTES) && has_gate(gq->gate[BW_PM_BYTES], d->ps))
+                d->gated |= 1u << BW_PM_BYTES;
             sc->grow[q][i - first] = j;
         }
     }
+    scan_kind(sc, BW_PM_BYTES);
     scan_kind(sc, BW_PM_OPEN);
     scan_kind(sc, BW_PM_LITS);
     scan_kind(sc, BW_PM_TRIGGERED);
@@ -551,8 +564,11 @@ const bw_hits_t *bw_src_scan(bw_tx_t *tx, bw_src_state_t *S, int k)
     sc.nw = nw;
     sc.g = g;
     sc.ng = group_slots(tx, pl, slots, nsl, need, tx->prog->src_slot_gate[k],
-                        tx->prog->src_slot_ogate[k], (const bw_str_t *const *)tv, g, group_of);
+                        (const bw_str_t *const *)tv, g, group_of);
+    for (q = 0; q < sc.ng; q++)
+        sc.needs |= g[q].need;
     sc.all_triggers = pl->all_triggers;
+    sc.want = tx->prog->src_want[k];
     chunk = n < SCAN_CHUNK ? n : SCAN_CHUNK;
     sc.grow = take(tx, sizeof(int *) * (size_t)sc.ng);
     for (q = 0; q < sc.ng; q++)

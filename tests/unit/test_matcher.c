@@ -1,5 +1,5 @@
 /*
- * Unit tests for the matcher (apache2/matcher/matcher.c): byte patterns and
+ * Unit tests for the matcher (apache2/matcher/): byte patterns, counts, runs and
  * the absolute anchors of joined scans.
  *
  * Byte patterns:
@@ -12,6 +12,15 @@
  * look-alikes that are not (a quantifier, a second atom, an anchor, a class
  * closed early, x mode) must still be scanned. The CRS regexes go through
  * the same path in tests/matcher/diff.
+ *
+ * Counts and runs: "at least n bytes of a class" ((?:C[^C]*?){n}, CRS
+ * 942420-942432) and "n bytes of a class in a row" (C{n}, 942460's \W{4})
+ * are decided from a value's bytes too (apache2/matcher/matcher_decided.c).
+ * Each regex below is held to PCRE2 on every subject of up to six bytes
+ * over an alphabet of six (in and out of the classes, a newline, the
+ * separator), alone and many at once; the decided ones take no scan call,
+ * the look-alikes (the second atom not the complement, "+?" for "*?", an
+ * anchor, a trailing atom, an alternative, a repeat from zero) are scanned.
  *
  * Anchors: joined, \A, \z and \Z also match at the separator between two
  * values (as ^ and $ do), so regexes with them are joined instead of
@@ -73,7 +82,7 @@ static const rx_case_t CASES[] = {
     { "(?i:[a])", 0 },
     { "[\\Q]\\E]", 0 },
     { "(.)", 0 },
-    { "[a]{2}", 0 },
+    { "[a]{2}", 1 },   /* a run (SHAPES) */
     /* absolute anchors */
     { "a\\z", -1 },
     { "\\Aa", -1 },
@@ -137,6 +146,116 @@ static void check_verdict(const rx_case_t *c, const bw_matcher_t *m, bw_str_t s,
                      exact ? "exact" : "maybe");
 }
 
+/* A pool for case c, its regex compiled by PCRE2 and alone in a matcher. */
+static apr_pool_t *case_setup(const rx_case_t *c, pcre2_code **re, pcre2_match_data **md,
+                              bw_matcher_t **m)
+{
+    apr_pool_t *p;
+    char *err = NULL;
+    const char *warning = NULL;
+    apr_pool_create(&p, g_pool);
+    *re = bw_regex_compile(p, c->re, 0, &err);
+    ck_assert_msg(*re != NULL, "%s: %s", c->re, err ? err : "?");
+    *md = pcre2_match_data_create_from_pattern(*re, NULL);
+    *m = bw_matcher_create(p);
+    ck_assert_int_eq(bw_matcher_add_regex_as(*m, c->re, strlen(c->re), 0), 0);
+    bw_matcher_compile(*m, NULL, &warning);
+    return p;
+}
+
+static const rx_case_t SHAPES[] = {
+    { "((?:[~!@#$%^&*()\\-+={}\\[\\]|:;\"'`<>][^~!@#$%^&*()\\-+={}\\[\\]|:;\"'`<>]*?){3})", 1 },
+    { "(?:[;'][^;']*){2}", 1 },
+    { "(?:[;'][^;']*?){2,}", 1 },
+    { "(?:[;'][^;']*?){2,4}", 1 },
+    { "(?i)(?:[a][^a]*?){2}", 1 },
+    { "(?:\\W\\w*?){3}", 1 },
+    { "\\W{4}", 1 },
+    { "\\W{2,}", 1 },
+    { "[;\\n-]{2,3}", 1 },
+    { "(?:\\s+)", 1 },
+    { "(\\d{3})", 1 },
+    { "[^a]{5}", 1 },
+    /* look-alikes */
+    { "(?:[;][^,]*?){3}", 0 },
+    { "(?:[;][^;]*?){3}a", 0 },
+    { "(?:[;][^;]+?){2}", 0 },
+    { "^\\W{4}", 0 },
+    { "\\W{4}$", 0 },
+    { "(?:[;][^;]*?){3}|a", 0 },
+    { "\\W{3}|a", 0 },
+    { "[a]{0,3}", 0 },
+    { "(\\W{2})(a)", 0 },
+    { "(?:[;][^;]*?)(?:[;][^;]*?)", 0 },
+};
+
+/* Bytes in and out of the classes above, a newline and the separator. */
+static const unsigned char SHAPE_ALPHABET[] = { ';', '\'', 'a', '-', '\n', 0xff };
+#define NSA ((int)sizeof(SHAPE_ALPHABET))
+#define SHAPE_LEN 6
+
+START_TEST(test_shapes_against_pcre2)
+{
+    const rx_case_t *c = &SHAPES[_i];
+    apr_pool_t *p;
+    bw_matcher_t *m;
+    pcre2_code *re;
+    pcre2_match_data *md;
+    char *bufs;
+    bw_str_t *subj;
+    uint64_t hits[1], gate[4];
+    int nsubj = 0, len, k, j, *truth;
+    bw_matcher_buf_t buf;
+    many_t mt;
+
+    p = case_setup(c, &re, &md, &m);
+    ck_assert_int_eq(bw_matcher_regex_decided(p, c->re, strlen(c->re), gate), c->bytes);
+
+    for (len = 0, k = 1; len <= SHAPE_LEN; len++, k *= NSA)
+        nsubj += k;
+    bufs = apr_palloc(p, (size_t)nsubj * SHAPE_LEN);
+    subj = apr_palloc(p, sizeof(*subj) * (size_t)nsubj);
+    truth = apr_palloc(p, sizeof(int) * (size_t)nsubj);
+    nsubj = 0;
+    for (len = 0, k = 1; len <= SHAPE_LEN; len++, k *= NSA) {
+        int x;
+        for (x = 0; x < k; x++) {
+            char *s = bufs + (size_t)nsubj * SHAPE_LEN;
+            int v = x;
+            for (j = 0; j < len; j++, v /= NSA)
+                s[j] = (char)SHAPE_ALPHABET[v % NSA];
+            subj[nsubj] = bw_str_n(s, (size_t)len);
+            truth[nsubj] = bw_regex_match(re, subj[nsubj], md);
+            ck_assert_int_ge(truth[nsubj], 0);
+            /* a decided regex's gate: every subject it matches has a byte of it */
+            for (j = 0; c->bytes && truth[nsubj] && j < len; j++)
+                if ((gate[(unsigned char)s[j] / 64] >> ((unsigned char)s[j] % 64)) & 1)
+                    break;
+            ck_assert_msg(!c->bytes || !truth[nsubj] || j < len, "%s: a match without a gate byte",
+                          c->re);
+            hits[0] = 0;
+            bw_matcher_scan(m, subj[nsubj], hits);
+            check_verdict(c, m, subj[nsubj], (int)(hits[0] & 1), truth[nsubj], "alone");
+            nsubj++;
+        }
+    }
+    memset(&buf, 0, sizeof(buf));
+    mt.hit = apr_pcalloc(p, sizeof(uint64_t) * (size_t)nsubj);
+    bw_matcher_scan_many(m, subj, NULL, nsubj, p, &buf, on_many, &mt);
+    for (k = 0; k < nsubj; k++)
+        check_verdict(c, m, subj[k],
+                      (int)((mt.hit[k] | bw_matcher_always(m)[0] | bw_matcher_universal(m)[0]) & 1),
+                      truth[k], "many");
+    if (c->bytes)
+        ck_assert_msg(buf.calls == 0, "%s: a count or a run, yet %lu scan calls", c->re, buf.calls);
+    else
+        ck_assert_msg(buf.calls > 0 || (bw_matcher_always(m)[0] & 1),
+                      "%s: not a count or a run, yet never scanned", c->re);
+    pcre2_match_data_free(md);
+    apr_pool_destroy(p);
+}
+END_TEST
+
 START_TEST(test_against_pcre2)
 {
     const rx_case_t *c = &CASES[_i];
@@ -144,20 +263,13 @@ START_TEST(test_against_pcre2)
     bw_matcher_t *m;
     pcre2_code *re;
     pcre2_match_data *md;
-    char *err = NULL, (*bufs)[2];
-    const char *warning = NULL;
+    char (*bufs)[2];
     bw_str_t *subj;
     uint64_t (*bytes)[4], hits[1];
     const uint64_t **present;
     int k, round, truth[NSUBJ];
 
-    apr_pool_create(&p, g_pool);
-    re = bw_regex_compile(p, c->re, 0, &err);
-    ck_assert_msg(re != NULL, "%s: %s", c->re, err ? err : "?");
-    md = pcre2_match_data_create_from_pattern(re, NULL);
-    m = bw_matcher_create(p);
-    ck_assert_int_eq(bw_matcher_add_regex_as(m, c->re, strlen(c->re), 0), 0);
-    bw_matcher_compile(m, NULL, &warning);
+    p = case_setup(c, &re, &md, &m);
 
     bufs = apr_palloc(p, sizeof(*bufs) * NSUBJ);
     subj = apr_palloc(p, sizeof(*subj) * NSUBJ);
@@ -205,6 +317,7 @@ static Suite *matcher_suite(void)
     TCase *tc = tcase_create("patterns");
     tcase_set_timeout(tc, 60);
     tcase_add_loop_test(tc, test_against_pcre2, 0, (int)(sizeof(CASES) / sizeof(CASES[0])));
+    tcase_add_loop_test(tc, test_shapes_against_pcre2, 0, (int)(sizeof(SHAPES) / sizeof(SHAPES[0])));
     suite_add_tcase(s, tc);
     return s;
 }
