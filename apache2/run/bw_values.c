@@ -429,7 +429,7 @@ static void scan_chunk(scan_t *sc, const bw_str_t *const *tv, const bw_byteset_t
                        int first, int end)
 {
     int i, q, j;
-    unsigned todo;
+    unsigned todo, need, gated;
     sc->first = first;
     sc->nd = 0;
     for (i = first; i < end; i++) {
@@ -455,16 +455,22 @@ static void scan_chunk(scan_t *sc, const bw_str_t *const *tv, const bw_byteset_t
                 sc->tx->stats.bytes_scanned += str.len;
             }
             d = &sc->d[j];
-            d->need |= gq->need;
+            /* in locals, each field written once: the two are next to each
+             * other, and reading them as one word right after writing one
+             * of them stalls the load (store forwarding) */
+            need = d->need | gq->need;
+            gated = d->gated;
             /* the matchers without a gate need none */
-            todo = gq->need & ~d->gated;
-            d->gated |= todo & ~BW_PM_GATES;
+            todo = gq->need & ~gated;
+            gated |= todo & ~BW_PM_GATES;
             if (todo & (1u << BW_PM_OPEN) && (gq->oall || has_gate(gq->gate[BW_PM_OPEN], d->ps)))
-                d->gated |= 1u << BW_PM_OPEN;
+                gated |= 1u << BW_PM_OPEN;
             if (todo & (1u << BW_PM_GATED) && has_gate(gq->gate[BW_PM_GATED], d->ps))
-                d->gated |= 1u << BW_PM_GATED;
+                gated |= 1u << BW_PM_GATED;
             if (todo & (1u << BW_PM_BYTES) && has_gate(gq->gate[BW_PM_BYTES], d->ps))
-                d->gated |= 1u << BW_PM_BYTES;
+                gated |= 1u << BW_PM_BYTES;
+            d->need = need;
+            d->gated = gated;
             sc->grow[q][i - first] = j;
         }
     }
