@@ -194,24 +194,22 @@ static void measure(const unsigned char tab[256], const unsigned char *v, size_t
     *run = (int)best;
 }
 
-/* What shape t with n and bytes says of v. */
-static int claims(unsigned t, int n, const uint64_t set[4], const unsigned char *v, size_t len)
-{
-    unsigned char tab[256];
-    int count, run;
-    table_of(set, tab);
-    measure(tab, v, len, &count, &run);
-    return t == MX_T_RUN ? run >= n : count >= n;
-}
-
 typedef struct {
     const pcre2_code *code;
     pcre2_match_data *md;
     unsigned t;
     int n;
-    const uint64_t *set;
+    unsigned char tab[256];   /* the class (table_of), once it is known */
     int ok;
 } verify_t;
+
+/* What shape t with n and the class says of v. */
+static int claims(const verify_t *vf, const unsigned char *v, size_t len)
+{
+    int count, run;
+    measure(vf->tab, v, len, &count, &run);
+    return vf->t == MX_T_RUN ? run >= vf->n : count >= vf->n;
+}
 
 static void check(verify_t *vf, const unsigned char *v, size_t len)
 {
@@ -219,7 +217,7 @@ static void check(verify_t *vf, const unsigned char *v, size_t len)
     if (!vf->ok)
         return;
     rc = bw_regex_match(vf->code, bw_str_n((const char *)v, len), vf->md);
-    if (rc < 0 || rc != claims(vf->t, vf->n, vf->set, v, len))
+    if (rc < 0 || rc != claims(vf, v, len))
         vf->ok = 0;
 }
 
@@ -299,7 +297,6 @@ static int verified(apr_pool_t *pool, const char *re, unsigned t, int n, uint64_
         return 0;
     vf.t = t;
     vf.n = n;
-    vf.set = bytes;
     vf.ok = 1;
     memset(bytes, 0, sizeof(uint64_t) * 4);
     for (a = 0; a < 256 && vf.ok; a++) {
@@ -311,6 +308,7 @@ static int verified(apr_pool_t *pool, const char *re, unsigned t, int n, uint64_
         else if (rc)
             bytes[a / 64] |= (uint64_t)1 << (a % 64);
     }
+    table_of(bytes, vf.tab);
     if (t == MX_T_BYTES) {   /* every string of up to two bytes */
         for (a = 0; a < 256 && vf.ok; a++)
             for (b = 0; b < 256 && vf.ok; b++) {
