@@ -168,10 +168,8 @@ int bw_matcher_regex_decided(apr_pool_t *pool, const char *re, size_t len, uint6
 {
     size_t n = 0;
     int min = 0;
-    unsigned t;
-    memset(gate, 0, sizeof(uint64_t) * 4);
-    t = regex_traits(pool, bw_str_n(re, len), gate, &min, &n);
-    if (!(t & MX_T_BY_BYTES))
+    unsigned t = regex_traits(pool, bw_str_n(re, len), gate, &min, &n);
+    if (!(t & MX_T_BY_BYTES))   /* universal (always set), or not decided */
         memset(gate, 0, sizeof(uint64_t) * 4);
     return (t & MX_T_DECIDED) != 0;
 }
