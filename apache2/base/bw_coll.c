@@ -56,27 +56,48 @@ static inline uint64_t lower8(uint64_t w)
 
 uint32_t bw_key_hash(bw_str_t k)
 {
-    uint64_t h = 0x9e3779b97f4a7c15ULL ^ (uint64_t)k.len;
-    size_t i = 0;
-    /* eight bytes at a time, lowered together: names are hashed at run
-     * time only when a macro builds them (tx.header_name_%{tx.0}) */
-    for (; i + 8 <= k.len; i += 8) {
+    const uint64_t mul = 0xff51afd7ed558ccdULL;
+    uint64_t a = 0x9e3779b97f4a7c15ULL ^ (uint64_t)k.len, b = 0xc2b2ae3d27d4eb4fULL;
+    size_t i = 0, n = k.len;
+    /* eight bytes at a time, lowered together, in two independent chains
+     * (a multiply's latency each): names are hashed at run time only when
+     * a macro builds them (tx.paramcounter_%{MATCHED_VAR_NAME}) */
+    for (; i + 16 <= n; i += 16) {
+        uint64_t w0, w1;
+        memcpy(&w0, k.data + i, 8);
+        memcpy(&w1, k.data + i + 8, 8);
+        a = (a ^ lower8(w0)) * mul;
+        b = (b ^ lower8(w1)) * mul;
+        a ^= a >> 29;
+        b ^= b >> 29;
+    }
+    if (i + 8 <= n) {
         uint64_t w;
         memcpy(&w, k.data + i, 8);
-        h = (h ^ lower8(w)) * 0xff51afd7ed558ccdULL;
-        h ^= h >> 29;
+        a = (a ^ lower8(w)) * mul;
+        a ^= a >> 29;
+        i += 8;
     }
-    if (i < k.len) {
+    if (i < n) {
         uint64_t w = 0;
-        size_t j;
-        for (j = 0; i + j < k.len; j++)
-            w |= (uint64_t)(unsigned char)k.data[i + j] << (8 * j);
-        h = (h ^ lower8(w)) * 0xff51afd7ed558ccdULL;
+        if (n >= 8) {
+            /* the last eight bytes, the ones already hashed shifted out
+             * (on a big-endian machine others are: the same for the same
+             * name, which is all a hash needs) */
+            memcpy(&w, k.data + n - 8, 8);
+            w >>= 8 * (8 - (n - i));
+        } else {
+            size_t j;
+            for (j = 0; i + j < n; j++)
+                w |= (uint64_t)(unsigned char)k.data[i + j] << (8 * j);
+        }
+        b = (b ^ lower8(w)) * mul;
     }
-    h ^= h >> 32;
-    h *= 0xc4ceb9fe1a85ec53ULL;
-    h ^= h >> 29;
-    return (uint32_t)h;
+    a ^= b ^ (b >> 31);
+    a ^= a >> 32;
+    a *= 0xc4ceb9fe1a85ec53ULL;
+    a ^= a >> 29;
+    return (uint32_t)a;
 }
 
 bw_key_t bw_key_make(bw_str_t name)
@@ -211,16 +232,14 @@ static bw_str_t keep_or_copy(apr_pool_t *p, bw_str_t s, int keep)
     return keep ? s : bw_str_n(bw_str_pdup(p, s), s.len);
 }
 
-const bw_kv_t *bw_coll_put(apr_pool_t *p, bw_coll_t *c, const bw_key_t *k, bw_str_t value,
-                           unsigned keep)
+bw_kv_t *bw_coll_entry(apr_pool_t *p, bw_coll_t *c, const bw_key_t *k, unsigned keep, int *made)
 {
     size_t tomb, i = probe(c, k->name, k->hash, &tomb);
     entry_t *e;
-    if (c->slots[i]) {
-        e = entry_at(c, c->slots[i]);
-        e->kv.value = keep_or_copy(p, value, keep & BW_COLL_KEEP_VALUE);
-        return &e->kv;
-    }
+    *made = 0;
+    if (c->slots[i])
+        return &entry_at(c, c->slots[i])->kv;
+    *made = 1;
     if ((c->used + 1) * 4 > c->cap * 3) {
         grow(p, c);
         i = probe(c, k->name, k->hash, &tomb);
@@ -231,7 +250,7 @@ const bw_kv_t *bw_coll_put(apr_pool_t *p, bw_coll_t *c, const bw_key_t *k, bw_st
         c->used++;
     e = apr_palloc(p, sizeof(*e));
     e->kv.name = keep_or_copy(p, k->name, keep & BW_COLL_KEEP_NAME);
-    e->kv.value = keep_or_copy(p, value, keep & BW_COLL_KEEP_VALUE);
+    e->kv.value = bw_str_n("", 0);
     e->hash = k->hash;
     e->sel = k->sel;
     if (c->order->nelts < c->order->nalloc)   /* the usual case, without a call */
@@ -240,6 +259,15 @@ const bw_kv_t *bw_coll_put(apr_pool_t *p, bw_coll_t *c, const bw_key_t *k, bw_st
         *(bw_kv_t **)apr_array_push(c->order) = &e->kv;
     c->slots[i] = (uint32_t)c->order->nelts;
     return &e->kv;
+}
+
+const bw_kv_t *bw_coll_put(apr_pool_t *p, bw_coll_t *c, const bw_key_t *k, bw_str_t value,
+                           unsigned keep)
+{
+    int made;
+    bw_kv_t *kv = bw_coll_entry(p, c, k, keep, &made);
+    kv->value = keep_or_copy(p, value, keep & BW_COLL_KEEP_VALUE);
+    return kv;
 }
 
 void bw_coll_set(apr_pool_t *p, bw_coll_t *c, bw_str_t key, bw_str_t value)

@@ -69,6 +69,11 @@ const bw_kv_t *bw_coll_find(const bw_coll_t *c, const bw_key_t *k);
 #define BW_COLL_KEEP_VALUE 0x2
 const bw_kv_t *bw_coll_put(apr_pool_t *p, bw_coll_t *c, const bw_key_t *k, bw_str_t value,
                            unsigned keep);
+/* The entry of k, made with an empty value (*made 1) when there is none,
+ * the name copied as bw_coll_put would: one probe for a read and a write
+ * of the same key. Its value may be replaced (not written in place) by a
+ * string that follows bw_coll_put's rule. */
+bw_kv_t *bw_coll_entry(apr_pool_t *p, bw_coll_t *c, const bw_key_t *k, unsigned keep, int *made);
 void bw_coll_set(apr_pool_t *p, bw_coll_t *c, bw_str_t key, bw_str_t value);
 void bw_coll_remove(bw_coll_t *c, const bw_key_t *k);
 void bw_coll_unset(bw_coll_t *c, bw_str_t key);

@@ -393,8 +393,18 @@ const char *bw_tx_matched_var_name(bw_tx_t *tx)
     if (!tx->has_matched_var)
         return NULL;
     if (!tx->matched_var_name)
-        tx->matched_var_name = bw_varval_name(tx->pool, &tx->matched_var);
+        tx->matched_var_name = bw_varval_name_n(tx->pool, &tx->matched_var,
+                                                &tx->matched_var_name_len);
     return tx->matched_var_name;
+}
+
+int bw_tx_matched_var_name_str(bw_tx_t *tx, bw_str_t *name)
+{
+    const char *s = bw_tx_matched_var_name(tx);
+    if (!s)
+        return 0;
+    *name = bw_str_n(s, tx->matched_var_name_len);
+    return 1;
 }
 
 /* TX:0.. from the operator's captures: the names are the program's, the

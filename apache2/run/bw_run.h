@@ -193,6 +193,7 @@ struct bw_tx_s {
     /* matching state */
     bw_varval_t matched_var;
     const char *matched_var_name;      /* lazily built from matched_var */
+    size_t matched_var_name_len;       /* ... its length, once built */
     int has_matched_var;
     apr_array_header_t *matched_vars;  /* bw_varval_t: MATCHED_VARS (earlier chain links) */
     apr_array_header_t *cur_matched;   /* bw_varval_t matched by the link being run */
@@ -271,6 +272,8 @@ void bw_tx_build_cookies(bw_tx_t *tx);
 int bw_tx_exec_phase(bw_tx_t *tx, int phase);
 int bw_tx_rule_removed(const bw_tx_t *tx, const bw_rule_t *r);
 const char *bw_tx_matched_var_name(bw_tx_t *tx);
+/* The same as a string with its length; 0 when there is no matched var. */
+int bw_tx_matched_var_name_str(bw_tx_t *tx, bw_str_t *name);
 void bw_tx_process_request_body(bw_tx_t *tx);
 /* An operator rewrote a stream variable's value (bw_stream.c). */
 void bw_tx_stream_rewrite(bw_tx_t *tx, const bw_varval_t *v, bw_str_t body);

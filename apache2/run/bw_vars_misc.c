@@ -104,11 +104,7 @@ static int s_matched_var(bw_tx_t *tx, bw_str_t *v)
 }
 static int s_matched_var_name(bw_tx_t *tx, bw_str_t *v)
 {
-    const char *name = bw_tx_matched_var_name(tx);
-    if (!name)
-        return 0;
-    *v = bw_str_make(name);
-    return 1;
+    return bw_tx_matched_var_name_str(tx, v);
 }
 static int s_res_status(bw_tx_t *tx, bw_str_t *v)
 {

@@ -160,6 +160,8 @@ typedef struct bw_varval_s {
  * count is named by its variable alone ("ARGS" for &ARGS:id), a value of
  * MATCHED_VARS by the variable it came from, as mod_security2 2.9.7 does. */
 const char *bw_varval_name(apr_pool_t *p, const bw_varval_t *v);
+/* The same, its length in *len. */
+const char *bw_varval_name_n(apr_pool_t *p, const bw_varval_t *v, size_t *len);
 
 /* Append one value to out (an array of bw_varval_t). */
 void bw_var_emit(apr_array_header_t *out, const bw_var_def_t *def, bw_str_t key, bw_str_t value);

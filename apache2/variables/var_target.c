@@ -156,13 +156,21 @@ int bw_target_selects(const bw_target_t *t, bw_str_t name, pcre2_match_data *md)
 
 const char *bw_varval_name(apr_pool_t *p, const bw_varval_t *v)
 {
+    size_t len;
+    return bw_varval_name_n(p, v, &len);
+}
+
+const char *bw_varval_name_n(apr_pool_t *p, const bw_varval_t *v, size_t *out_len)
+{
     int by_key = (v->var->flags & BW_VAR_NAMED_BY_KEY) != 0;
     size_t n = by_key ? 0 : strlen(v->var->name), len;
     const char *nul;
     char *out, *o;
     /* mod_security2 names a count by its variable, whatever the selector */
-    if (v->is_count || !v->key.len)
+    if (v->is_count || !v->key.len) {
+        *out_len = strlen(v->var->name);
         return v->var->name;
+    }
     /* NAME ":" key, as "%s:%.*s" would print it (up to a NUL in key);
      * the key alone where it is the name (MATCHED_VARS) */
     nul = memchr(v->key.data, '\0', v->key.len);
@@ -175,6 +183,7 @@ const char *bw_varval_name(apr_pool_t *p, const bw_varval_t *v)
     }
     memcpy(o, v->key.data, len);
     o[len] = '\0';
+    *out_len = (size_t)(o + len - out);
     return out;
 }
 

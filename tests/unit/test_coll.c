@@ -123,6 +123,76 @@ START_TEST(test_put_keeps)
 }
 END_TEST
 
+/* bw_coll_entry: the entry of a key, made empty when missing, the name
+ * copied or kept as bw_coll_put would; a value written through it is what
+ * a lookup then reads, in the order the keys came. */
+START_TEST(test_entry)
+{
+    bw_coll_t *c = bw_coll_create(pool, "TX");
+    static const char kept[] = "Kept_Name";
+    char buf[16] = "copied_name";
+    bw_key_t k1 = bw_key_make(bw_str_make(kept)), k2 = bw_key_make(bw_str_make(buf));
+    bw_key_t k1u = bw_key_make(bw_str_make("KEPT_NAME"));
+    int made = -1, i;
+    bw_kv_t *kv = bw_coll_entry(pool, c, &k1, BW_COLL_KEEP_NAME, &made);
+    ck_assert_int_eq(made, 1);
+    ck_assert_ptr_eq(kv->name.data, kept);
+    ck_assert_uint_eq(kv->value.len, 0);
+    ck_assert_str_eq(val(c, "kept_name"), "");
+    kv->value = bw_str_make("1");
+    ck_assert_ptr_eq(bw_coll_entry(pool, c, &k1u, 0, &made), kv);
+    ck_assert_int_eq(made, 0);
+    ck_assert_str_eq(val(c, "KEPT_name"), "1");
+    kv = bw_coll_entry(pool, c, &k2, 0, &made);
+    ck_assert_int_eq(made, 1);
+    buf[0] = 'X';
+    ck_assert_str_eq(kv->name.data, "copied_name");
+    ck_assert_str_eq(names(c), "Kept_Name,copied_name");
+    /* through growth, and into the place of an unset key */
+    for (i = 0; i < 500; i++) {
+        char name[32];
+        bw_key_t k;
+        snprintf(name, sizeof name, "n%d", i % 250);
+        k = bw_key_make(bw_str_make(apr_pstrdup(pool, name)));
+        kv = bw_coll_entry(pool, c, &k, BW_COLL_KEEP_NAME, &made);
+        ck_assert_int_eq(made, i < 250);
+        kv->value = bw_str_make(apr_itoa(pool, i));
+    }
+    ck_assert_str_eq(val(c, "n7"), "257");
+    bw_coll_unset(c, bw_str_make("n7"));
+    ck_assert_ptr_null(val(c, "n7"));
+    kv = bw_coll_entry(pool, c, &(bw_key_t){ bw_str_make("n7"), bw_key_hash(bw_str_make("n7")), NULL },
+                       BW_COLL_KEEP_NAME, &made);
+    ck_assert_int_eq(made, 1);
+    ck_assert_str_eq(val(c, "N7"), "");
+}
+END_TEST
+
+/* Names that differ in a few bytes (as macro-built ones do) spread over a
+ * table's low bits as random ones would: 4096 names in 8192 places fill
+ * about 8192 (1 - e^-0.5) = 3223 of them. */
+START_TEST(test_hash_spread)
+{
+    static unsigned char seen[8192];
+    int i, used = 0, fmt;
+    static const char *const fmts[] = { "paramcounter_ARGS_NAMES:json.items.%d.name",
+                                         "tx.header_name_%d", "k%d", "%d_ARGS:a" };
+    for (fmt = 0; fmt < 4; fmt++) {
+        memset(seen, 0, sizeof(seen));
+        used = 0;
+        for (i = 0; i < 4096; i++) {
+            char name[64];
+            uint32_t h;
+            snprintf(name, sizeof name, fmts[fmt], i);
+            h = bw_key_hash(bw_str_make(name)) & 8191;
+            used += !seen[h];
+            seen[h] = 1;
+        }
+        ck_assert_msg(used > 3100 && used < 3350, "%s: %d places used", fmts[fmt], used);
+    }
+}
+END_TEST
+
 /* The hash folds ASCII letters and nothing else, at every place of a
  * name of every length. */
 START_TEST(test_hash_case)
@@ -450,6 +520,8 @@ static Suite *coll_suite(void)
     tcase_add_test(tc, test_binary_names);
     tcase_add_test(tc, test_growth);
     tcase_add_test(tc, test_put_keeps);
+    tcase_add_test(tc, test_entry);
+    tcase_add_test(tc, test_hash_spread);
     tcase_add_test(tc, test_hash_case);
     tcase_add_test(tc, test_name_compare);
     tcase_add_test(tc, test_image);
