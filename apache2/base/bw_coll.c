@@ -253,10 +253,7 @@ bw_kv_t *bw_coll_entry(apr_pool_t *p, bw_coll_t *c, const bw_key_t *k, unsigned 
     e->kv.value = bw_str_n("", 0);
     e->hash = k->hash;
     e->sel = k->sel;
-    if (c->order->nelts < c->order->nalloc)   /* the usual case, without a call */
-        ((bw_kv_t **)c->order->elts)[c->order->nelts++] = &e->kv;
-    else
-        *(bw_kv_t **)apr_array_push(c->order) = &e->kv;
+    *(bw_kv_t **)bw_array_push(c->order) = &e->kv;
     c->slots[i] = (uint32_t)c->order->nelts;
     return &e->kv;
 }

@@ -96,6 +96,16 @@ static inline void bw_buf_append(apr_pool_t *pool, bw_buf_t *b, const char *data
     b->len += len;
 }
 
+/* A new last element of a, not cleared (apr_array_push clears it): for
+ * elements the caller writes whole. Inline: the usual case, room left, is
+ * a compare and an add. */
+static inline void *bw_array_push(apr_array_header_t *a)
+{
+    if (a->nelts < a->nalloc)
+        return a->elts + (size_t)a->elt_size * (size_t)a->nelts++;
+    return apr_array_push(a);
+}
+
 /* s without the spaces and tabs at its ends (no copy). */
 bw_str_t bw_str_trim(bw_str_t s);
 

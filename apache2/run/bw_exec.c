@@ -430,7 +430,7 @@ static void run_actions(bw_tx_t *tx, const bw_rule_t *r)
 static void on_match(bw_tx_t *tx, const bw_rule_t *r, const bw_varval_t *v, bw_str_t value,
                      const bw_op_run_t *run, int is_last)
 {
-    bw_varval_t *m = apr_array_push(tx->cur_matched);
+    bw_varval_t *m = bw_array_push(tx->cur_matched);
     *m = *v;
     m->value = value;
     tx->matched_var = *m;

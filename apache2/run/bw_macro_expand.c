@@ -9,6 +9,7 @@
 static bw_str_t part_value(bw_tx_t *tx, const bw_macro_part_t *mp)
 {
     apr_array_header_t *vals = tx->macro_vals;
+    bw_str_t v;
     if (mp->var->flags & BW_VAR_TX_COLL) {
         bw_coll_t *c = bw_tx_collection(tx, mp->var->name, 0);
         bw_key_t k;
@@ -18,6 +19,15 @@ static bw_str_t part_value(bw_tx_t *tx, const bw_macro_part_t *mp)
         k.sel = NULL;
         kv = c ? bw_coll_find(c, &k) : NULL;
         return kv ? kv->value : bw_str_n("", 0);
+    }
+    /* a scalar variable's one value, straight from its getter */
+    switch (bw_var_scalar(tx, mp->var, &v)) {
+    case 1:
+        return v;
+    case 0:
+        return bw_str_n("", 0);
+    default:
+        break;
     }
     /* scratch the transaction reuses: only the first value is wanted */
     if (!vals)

@@ -349,6 +349,9 @@ apr_array_header_t *bw_scratch_array(apr_pool_t *p, int n, int size);
 /* How many values bw_var_generate would append, or -1 when the variable
  * cannot tell without making them. */
 int bw_var_count(bw_tx_t *tx, const bw_var_def_t *def, bw_str_t sel);
+/* A scalar variable's value without an array: 1 with *v set, 0 when it
+ * has none, -1 when def is not a scalar (bw_var_generate it). */
+int bw_var_scalar(bw_tx_t *tx, const bw_var_def_t *def, bw_str_t *v);
 /* Produce the values of one target into out (regex selectors applied,
  * &counts counted). */
 void bw_target_values(bw_tx_t *tx, const bw_target_t *t, apr_array_header_t *out);

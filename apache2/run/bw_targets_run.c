@@ -21,6 +21,14 @@ void bw_var_generate(bw_tx_t *tx, const bw_var_def_t *def, bw_str_t sel, apr_arr
         g->fn(tx, def, g->data, sel, out);
 }
 
+int bw_var_scalar(bw_tx_t *tx, const bw_var_def_t *def, bw_str_t *v)
+{
+    const bw_var_gen_t *g = gen_of(def);
+    if (g->fn != bw_var_gen_scalar)
+        return -1;
+    return ((bw_var_scalar_fn)g->data)(tx, v) ? 1 : 0;
+}
+
 void bw_var_gen_scalar(bw_tx_t *tx, const bw_var_def_t *def, const void *data, bw_str_t sel,
                        apr_array_header_t *out)
 {

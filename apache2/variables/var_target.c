@@ -189,8 +189,7 @@ const char *bw_varval_name_n(apr_pool_t *p, const bw_varval_t *v, size_t *out_le
 
 void bw_var_emit(apr_array_header_t *out, const bw_var_def_t *def, bw_str_t key, bw_str_t value)
 {
-    bw_varval_t *v = out->nelts < out->nalloc   /* the usual case, without a call */
-                   ? &((bw_varval_t *)out->elts)[out->nelts++] : apr_array_push(out);
+    bw_varval_t *v = bw_array_push(out);
     v->var = def;
     v->key = key;
     v->value = value;
