@@ -43,16 +43,6 @@ static inline unsigned char lc(unsigned char c)
     return (c >= 'A' && c <= 'Z') ? (unsigned char)(c + 32) : c;
 }
 
-/* Eight bytes with ASCII A-Z lowered, the others as they are: a byte is
- * upper case when it has no high bit, is >= 'A' and is not > 'Z'. */
-static inline uint64_t lower8(uint64_t w)
-{
-    const uint64_t high = 0x8080808080808080ULL, low7 = 0x7f7f7f7f7f7f7f7fULL;
-    uint64_t b = w & low7;
-    uint64_t ge_a = b + 0x3f3f3f3f3f3f3f3fULL;    /* bit 7 set when b >= 'A' (0x41) */
-    uint64_t gt_z = b + 0x2525252525252525ULL;    /* bit 7 set when b > 'Z' (0x5a) */
-    return w | ((ge_a & ~gt_z & ~w & high) >> 2);
-}
 
 uint32_t bw_key_hash(bw_str_t k)
 {
@@ -66,15 +56,15 @@ uint32_t bw_key_hash(bw_str_t k)
         uint64_t w0, w1;
         memcpy(&w0, k.data + i, 8);
         memcpy(&w1, k.data + i + 8, 8);
-        a = (a ^ lower8(w0)) * mul;
-        b = (b ^ lower8(w1)) * mul;
+        a = (a ^ bw_lower8(w0)) * mul;
+        b = (b ^ bw_lower8(w1)) * mul;
         a ^= a >> 29;
         b ^= b >> 29;
     }
     if (i + 8 <= n) {
         uint64_t w;
         memcpy(&w, k.data + i, 8);
-        a = (a ^ lower8(w)) * mul;
+        a = (a ^ bw_lower8(w)) * mul;
         a ^= a >> 29;
         i += 8;
     }
@@ -91,7 +81,7 @@ uint32_t bw_key_hash(bw_str_t k)
             for (j = 0; i + j < n; j++)
                 w |= (uint64_t)(unsigned char)k.data[i + j] << (8 * j);
         }
-        b = (b ^ lower8(w)) * mul;
+        b = (b ^ bw_lower8(w)) * mul;
     }
     a ^= b ^ (b >> 31);
     a ^= a >> 32;
@@ -115,7 +105,7 @@ static inline int same8(const char *a, const char *b, size_t i)
     uint64_t x, y;
     memcpy(&x, a + i, 8);
     memcpy(&y, b + i, 8);
-    return x == y || lower8(x) == lower8(y);
+    return x == y || bw_lower8(x) == bw_lower8(y);
 }
 
 /* Equal but for ASCII case: eight bytes at a time, folded only when they

@@ -141,13 +141,33 @@ const bw_relit_t *bw_relit_compile(apr_pool_t *p, const char *pattern, int casel
     return l;
 }
 
+/* Eight bytes of s, ASCII letters lowered, equal to eight of the (lower
+ * case) literal t? */
+static inline int same_fold8(const char *s, const char *t)
+{
+    uint64_t x, y;
+    memcpy(&x, s, 8);
+    memcpy(&y, t, 8);
+    return bw_lower8(x) == y;
+}
+
+/* The literal at s? Caseless, eight bytes at a time, a literal of eight
+ * or more ending with the eight bytes before its end (overlapping the
+ * last whole word); a shorter one byte by byte. */
 static int same_at(const bw_relit_t *l, const char *s)
 {
-    size_t i;
+    size_t n = l->lit.len, i;
+    const char *t = l->lit.data;
     if (!l->caseless)
-        return !memcmp(s, l->lit.data, l->lit.len);
-    for (i = 0; i < l->lit.len; i++)
-        if (fold((unsigned char)s[i]) != (unsigned char)l->lit.data[i])
+        return !memcmp(s, t, n);
+    if (n >= 8) {
+        for (i = 0; i + 8 <= n; i += 8)
+            if (!same_fold8(s + i, t + i))
+                return 0;
+        return i == n || same_fold8(s + n - 8, t + n - 8);
+    }
+    for (i = 0; i < n; i++)
+        if (fold((unsigned char)s[i]) != (unsigned char)t[i])
             return 0;
     return 1;
 }

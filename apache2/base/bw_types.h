@@ -106,6 +106,17 @@ static inline void *bw_array_push(apr_array_header_t *a)
     return apr_array_push(a);
 }
 
+/* Eight bytes with ASCII A-Z lowered, the others as they are: a byte is
+ * upper case when it has no high bit, is >= 'A' and is not > 'Z'. */
+static inline uint64_t bw_lower8(uint64_t w)
+{
+    const uint64_t high = 0x8080808080808080ULL, low7 = 0x7f7f7f7f7f7f7f7fULL;
+    uint64_t b = w & low7;
+    uint64_t ge_a = b + 0x3f3f3f3f3f3f3f3fULL;    /* bit 7 set when b >= 'A' (0x41) */
+    uint64_t gt_z = b + 0x2525252525252525ULL;    /* bit 7 set when b > 'Z' (0x5a) */
+    return w | ((ge_a & ~gt_z & ~w & high) >> 2);
+}
+
 /* s without the spaces and tabs at its ends (no copy). */
 bw_str_t bw_str_trim(bw_str_t s);
 

@@ -421,6 +421,45 @@ START_TEST(test_relit)
 }
 END_TEST
 
+/* A literal of eight bytes and more is compared eight at a time, its tail
+ * overlapping: every byte of it, at every place (inside the words, in the
+ * overlap), swapped for each of the 256, is told apart as PCRE2 does. */
+START_TEST(test_relit_words)
+{
+    static const char *const pats[] = { "paramcounter_abcdefghij", "^Header_Name_xy",
+                                        "multipart_headers_content_types$", "^abcdefgh$", NULL };
+    int i, caseless, at, c;
+    char *err = NULL;
+    for (i = 0; pats[i]; i++)
+        for (caseless = 0; caseless <= 1; caseless++) {
+            const bw_relit_t *l = bw_relit_compile(pool, pats[i], caseless);
+            const pcre2_code *re = bw_regex_compile(pool, pats[i], caseless, &err);
+            const char *lit;
+            size_t n;
+            char buf[64];
+            ck_assert_ptr_nonnull(l);
+            ck_assert_ptr_nonnull(re);
+            lit = pats[i] + (pats[i][0] == '^');
+            n = strlen(lit) - (lit[strlen(lit) - 1] == '$');
+            for (at = 0; at < (int)n + 2; at++)
+                for (c = 0; c < 256; c++) {
+                    bw_str_t s;
+                    /* "x" + the literal + "y", byte `at` of it replaced */
+                    buf[0] = 'x';
+                    memcpy(buf + 1, lit, n);
+                    buf[n + 1] = 'y';
+                    buf[at] = (char)c;
+                    /* anchored patterns are tried on the literal alone too */
+                    s = pats[i][0] == '^' || lit[n] == '$' ? bw_str_n(buf + 1, n) : bw_str_n(buf, n + 2);
+                    if (at == 0 && s.data == buf + 1)
+                        continue;
+                    ck_assert_msg(bw_relit_match(l, s) == (bw_regex_match(re, s, NULL) > 0),
+                                  "/%s/ (caseless %d), byte %d = 0x%02x", pats[i], caseless, at, c);
+                }
+        }
+}
+END_TEST
+
 /* ---- numbers and digests ----------------------------------------------- */
 
 START_TEST(test_numbers)
@@ -527,6 +566,7 @@ static Suite *coll_suite(void)
     tcase_add_test(tc, test_image);
     tcase_add_test(tc, test_selections);
     tcase_add_test(tc, test_relit);
+    tcase_add_test(tc, test_relit_words);
     tcase_add_test(tc, test_numbers);
     tcase_add_test(tc, test_memmem);
     tcase_add_test(tc, test_sha1_hex);
