@@ -43,7 +43,6 @@ static inline unsigned char lc(unsigned char c)
     return (c >= 'A' && c <= 'Z') ? (unsigned char)(c + 32) : c;
 }
 
-
 uint32_t bw_key_hash(bw_str_t k)
 {
     const uint64_t mul = 0xff51afd7ed558ccdULL;
