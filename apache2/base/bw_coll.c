@@ -38,11 +38,6 @@ struct bw_keysel_s {
 
 #define MIN_CAP 32
 
-static inline unsigned char lc(unsigned char c)
-{
-    return (c >= 'A' && c <= 'Z') ? (unsigned char)(c + 32) : c;
-}
-
 uint32_t bw_key_hash(bw_str_t k)
 {
     const uint64_t mul = 0xff51afd7ed558ccdULL;
@@ -98,36 +93,13 @@ bw_key_t bw_key_make(bw_str_t name)
     return k;
 }
 
-/* Eight bytes of a and b from offset i equal but for ASCII case? */
-static inline int same8(const char *a, const char *b, size_t i)
-{
-    uint64_t x, y;
-    memcpy(&x, a + i, 8);
-    memcpy(&y, b + i, 8);
-    return x == y || bw_lower8(x) == bw_lower8(y);
-}
-
-/* Equal but for ASCII case: eight bytes at a time, folded only when they
- * differ; a name of eight bytes or more ends with the eight bytes before
- * its end (overlapping the last whole word), a shorter one byte by byte.
- * Names of the program's own strings are often the very same bytes. */
+/* Equal but for ASCII case (bw_mem_eq_ci). Names of the program's own
+ * strings are often the very same bytes. */
 static int same_name(bw_str_t a, bw_str_t b)
 {
-    size_t i = 0;
     if (a.len != b.len)
         return 0;
-    if (a.data == b.data)
-        return 1;
-    if (a.len >= 8) {
-        for (; i + 8 <= a.len; i += 8)
-            if (!same8(a.data, b.data, i))
-                return 0;
-        return i == a.len || same8(a.data, b.data, a.len - 8);
-    }
-    for (; i < a.len; i++)
-        if (lc((unsigned char)a.data[i]) != lc((unsigned char)b.data[i]))
-            return 0;
-    return 1;
+    return a.data == b.data || bw_mem_eq_ci(a.data, b.data, a.len);
 }
 
 static size_t cap_for(size_t n)

@@ -50,11 +50,6 @@ typedef struct {
     char quant;                 /* 1, '*' or '?' */
 } atom_t;
 
-static inline unsigned char fold(unsigned char c)
-{
-    return (c >= 'A' && c <= 'Z') ? (unsigned char)(c + 32) : c;
-}
-
 /* pattern as atoms, or -1 when it holds anything else: a class, a group,
  * an alternation, a counted or '+' repeat, an escape that is no byte. */
 static int atoms_of(const char *s, atom_t *a, int max, int *head, int *tail)
@@ -120,7 +115,7 @@ const bw_relit_t *bw_relit_compile(apr_pool_t *p, const char *pattern, int casel
     l = apr_pcalloc(p, sizeof(*l));
     buf = apr_palloc(p, (size_t)(n - lo) + 1);
     for (i = lo; i < n; i++)
-        buf[i - lo] = (char)(caseless ? fold((unsigned char)a[i].ch) : a[i].ch);
+        buf[i - lo] = (char)(caseless ? bw_lower1((unsigned char)a[i].ch) : a[i].ch);
     buf[n - lo] = '\0';
     l->lit = bw_str_n(buf, (size_t)(n - lo));
     l->head = head;
@@ -141,35 +136,11 @@ const bw_relit_t *bw_relit_compile(apr_pool_t *p, const char *pattern, int casel
     return l;
 }
 
-/* Eight bytes of s, ASCII letters lowered, equal to eight of the (lower
- * case) literal t? */
-static inline int same_fold8(const char *s, const char *t)
-{
-    uint64_t x, y;
-    memcpy(&x, s, 8);
-    memcpy(&y, t, 8);
-    return bw_lower8(x) == y;
-}
-
-/* The literal at s? Caseless, eight bytes at a time, a literal of eight
- * or more ending with the eight bytes before its end (overlapping the
- * last whole word); a shorter one byte by byte. */
+/* The literal at s? */
 static int same_at(const bw_relit_t *l, const char *s)
 {
-    size_t n = l->lit.len, i;
-    const char *t = l->lit.data;
-    if (!l->caseless)
-        return !memcmp(s, t, n);
-    if (n >= 8) {
-        for (i = 0; i + 8 <= n; i += 8)
-            if (!same_fold8(s + i, t + i))
-                return 0;
-        return i == n || same_fold8(s + n - 8, t + n - 8);
-    }
-    for (i = 0; i < n; i++)
-        if (fold((unsigned char)s[i]) != (unsigned char)t[i])
-            return 0;
-    return 1;
+    return l->caseless ? bw_mem_eq_ci(s, l->lit.data, l->lit.len)
+                       : !memcmp(s, l->lit.data, l->lit.len);
 }
 
 int bw_relit_match(const bw_relit_t *l, bw_str_t s)
@@ -198,7 +169,7 @@ int bw_relit_match(const bw_relit_t *l, bw_str_t s)
     /* the first byte decides most places */
     for (i = 0; i + n <= s.len; i++) {
         unsigned char c = (unsigned char)s.data[i];
-        if ((l->caseless ? fold(c) : c) == (unsigned char)l->lit.data[0] && same_at(l, s.data + i))
+        if ((l->caseless ? bw_lower1(c) : c) == (unsigned char)l->lit.data[0] && same_at(l, s.data + i))
             return 1;
     }
     return 0;

@@ -17,11 +17,6 @@ char *bw_str_pdup(apr_pool_t *p, bw_str_t s)
     return d;
 }
 
-static inline unsigned char lc(unsigned char c)
-{
-    return (c >= 'A' && c <= 'Z') ? (unsigned char)(c + 32) : c;
-}
-
 int bw_str_eq(bw_str_t a, bw_str_t b)
 {
     return a.len == b.len && (a.len == 0 || memcmp(a.data, b.data, a.len) == 0);
@@ -29,13 +24,7 @@ int bw_str_eq(bw_str_t a, bw_str_t b)
 
 int bw_str_eq_ci(bw_str_t a, bw_str_t b)
 {
-    size_t i;
-    if (a.len != b.len)
-        return 0;
-    for (i = 0; i < a.len; i++)
-        if (lc((unsigned char)a.data[i]) != lc((unsigned char)b.data[i]))
-            return 0;
-    return 1;
+    return a.len == b.len && bw_mem_eq_ci(a.data, b.data, a.len);
 }
 
 int bw_str_eq_cstr_ci(bw_str_t a, const char *b)
@@ -48,7 +37,7 @@ bw_str_t bw_str_lower(apr_pool_t *p, bw_str_t s)
     char *d = apr_palloc(p, s.len + 1);
     size_t i;
     for (i = 0; i < s.len; i++)
-        d[i] = (char)lc((unsigned char)s.data[i]);
+        d[i] = (char)bw_lower1((unsigned char)s.data[i]);
     d[s.len] = '\0';
     return bw_str_n(d, s.len);
 }

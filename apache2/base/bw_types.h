@@ -106,6 +106,12 @@ static inline void *bw_array_push(apr_array_header_t *a)
     return apr_array_push(a);
 }
 
+/* A byte with ASCII A-Z lowered. */
+static inline unsigned char bw_lower1(unsigned char c)
+{
+    return (c >= 'A' && c <= 'Z') ? (unsigned char)(c + 32) : c;
+}
+
 /* Eight bytes with ASCII A-Z lowered, the others as they are: a byte is
  * upper case when it has no high bit, is >= 'A' and is not > 'Z'. */
 static inline uint64_t bw_lower8(uint64_t w)
@@ -115,6 +121,34 @@ static inline uint64_t bw_lower8(uint64_t w)
     uint64_t ge_a = b + 0x3f3f3f3f3f3f3f3fULL;    /* bit 7 set when b >= 'A' (0x41) */
     uint64_t gt_z = b + 0x2525252525252525ULL;    /* bit 7 set when b > 'Z' (0x5a) */
     return w | ((ge_a & ~gt_z & ~w & high) >> 2);
+}
+
+/* Eight bytes of a and b at offset i equal but for ASCII case? */
+static inline int bw_same8_ci(const char *a, const char *b, size_t i)
+{
+    uint64_t x, y;
+    memcpy(&x, a + i, 8);
+    memcpy(&y, b + i, 8);
+    return x == y || bw_lower8(x) == bw_lower8(y);
+}
+
+/* a[0..n) and b[0..n) equal but for ASCII case: eight bytes at a time,
+ * folded only when they differ; n of eight or more ends with the eight
+ * bytes before the end (overlapping the last whole word), a shorter n
+ * byte by byte. Collection names, literal selectors and bw_str_eq_ci. */
+static inline int bw_mem_eq_ci(const char *a, const char *b, size_t n)
+{
+    size_t i = 0;
+    if (n >= 8) {
+        for (; i + 8 <= n; i += 8)
+            if (!bw_same8_ci(a, b, i))
+                return 0;
+        return i == n || bw_same8_ci(a, b, n - 8);
+    }
+    for (; i < n; i++)
+        if (bw_lower1((unsigned char)a[i]) != bw_lower1((unsigned char)b[i]))
+            return 0;
+    return 1;
 }
 
 /* s without the spaces and tabs at its ends (no copy). */

@@ -95,11 +95,6 @@ static const char *const url_attrs[] = {
 
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 
-static unsigned char lc(unsigned char c)
-{
-    return (c >= 'A' && c <= 'Z') ? (unsigned char)(c + 32) : c;
-}
-
 static int is_alpha(unsigned char c)
 {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
@@ -112,7 +107,7 @@ static int lower_copy(const unsigned char *p, size_t n, char *buf, size_t cap)
     if (n == 0 || n >= cap)
         return 0;
     for (i = 0; i < n; i++)
-        buf[i] = (char)lc(p[i]);
+        buf[i] = (char)bw_lower1(p[i]);
     buf[n] = '\0';
     return 1;
 }
@@ -192,7 +187,7 @@ static unsigned long next_char(const unsigned char *p, size_t n, size_t *i)
         hex = j < n && (p[j] == 'x' || p[j] == 'X');
         j += (size_t)hex;
         for (; j < n; j++, digits++) {
-            unsigned char c = lc(p[j]);
+            unsigned char c = bw_lower1(p[j]);
             unsigned d = (c >= '0' && c <= '9') ? (unsigned)(c - '0')
                 : (hex && c >= 'a' && c <= 'f') ? (unsigned)(c - 'a' + 10) : 99;
             if (d == 99)
@@ -230,7 +225,7 @@ static int read_scheme(const unsigned char *p, size_t n, size_t *after)
      * first letter as read below: none of the schemes that matter can
      * start with anything but j, v, l, m or d. */
     if (n > 0 && p[0] > 0x20 && p[0] != '&') {
-        unsigned char c = lc(p[0]);
+        unsigned char c = bw_lower1(p[0]);
         if (c != 'j' && c != 'v' && c != 'l' && c != 'm' && c != 'd')
             return SCH_NONE;
     }
@@ -253,7 +248,7 @@ static int read_scheme(const unsigned char *p, size_t n, size_t *after)
         if (c > 0x7f || bl + 1 >= sizeof(buf)
             || !(is_alpha((unsigned char)c) || (c >= '0' && c <= '9') || c == '+' || c == '-' || c == '.'))
             return SCH_NONE;
-        buf[bl++] = (char)lc((unsigned char)c);
+        buf[bl++] = (char)bw_lower1((unsigned char)c);
     }
     return SCH_NONE;
 }
@@ -267,7 +262,7 @@ static size_t data_type(const unsigned char *p, size_t n, char *buf, size_t cap)
             continue;
         if (o + 1 >= cap)
             break;
-        buf[o++] = (char)lc(p[i]);
+        buf[o++] = (char)bw_lower1(p[i]);
     }
     buf[o] = '\0';
     return i < n ? o : (size_t)-1;    /* no ";" or ",": not a data URL */
@@ -322,7 +317,7 @@ static int is_event(const unsigned char *name, size_t n, const unsigned char *va
     char buf[NAME_MAX_LC];
     size_t run = 2, i;
 
-    if (n < 5 || lc(name[0]) != 'o' || lc(name[1]) != 'n')
+    if (n < 5 || bw_lower1(name[0]) != 'o' || bw_lower1(name[1]) != 'n')
         return 0;
     while (run < n && is_alpha(name[run]))
         run++;
@@ -378,7 +373,7 @@ int xs_check_attr(xs_t *x, size_t no, size_t nn, size_t vo, size_t vn, int has_v
             || (x->tag == XT_META && strcmp(ln, "http-equiv") == 0)
             || (x->tag == XT_LINK && strcmp(ln, "href") == 0))
             return xs_hit(x, BW_XSS_ATTR, no, vo + vn - no);
-        if (strcmp(ln, "attributename") == 0 && vn >= 2 && lc(val[0]) == 'o' && lc(val[1]) == 'n')
+        if (strcmp(ln, "attributename") == 0 && vn >= 2 && bw_lower1(val[0]) == 'o' && bw_lower1(val[1]) == 'n')
             return xs_hit(x, BW_XSS_EVENT, no, vo + vn - no);
     }
     sch = read_scheme(val, vn, &after);
@@ -395,7 +390,7 @@ static unsigned long css_escape(const unsigned char *p, size_t n, size_t *i)
     size_t j = *i + 1, k = 0;
     unsigned long v = 0;
     while (j < n && k < 6) {
-        unsigned char c = lc(p[j]);
+        unsigned char c = bw_lower1(p[j]);
         if (c >= '0' && c <= '9')
             v = v * 16 + (unsigned)(c - '0');
         else if (c >= 'a' && c <= 'f')
@@ -456,7 +451,7 @@ static int css_scan(const unsigned char *p, size_t n, int entities,
             i++;
         if (c <= 0x20 || c > 0x7f)
             continue;
-        ring[idx++ & 15] = lc((unsigned char)c);
+        ring[idx++ & 15] = bw_lower1((unsigned char)c);
         if (c != '(' && c != ':' && c != 'g' && c != 't' && c != 'G' && c != 'T')
             continue;
         for (k = 0; k < nbad; k++) {

@@ -42,17 +42,17 @@ static void x_setvar(bw_tx_t *tx, const bw_rule_t *rule, const bw_action_t *a)
             bw_persist_change(tx, rule, c, BW_PCH_SET, key.name, val, 0, &val);
         return;
     }
-    if (!c->persist) {   /* read and written through one probe */
-        long delta = sv->op == BW_SV_ADD ? bw_str_to_num(val) : -bw_str_to_num(val);
-        int made;
-        bw_kv_t *kv = bw_coll_entry(tx->pool, c, &key, keep, &made);
-        kv->value = bw_num_str(tx->pool, (made ? 0 : bw_str_to_num(kv->value)) + delta);
-        return;
-    }
     {
-        const bw_kv_t *kv = bw_coll_find(c, &key);
         long delta = sv->op == BW_SV_ADD ? bw_str_to_num(val) : -bw_str_to_num(val);
+        const bw_kv_t *kv;
         bw_str_t stored;
+        if (!c->persist) {   /* read and written through one probe */
+            int made;
+            bw_kv_t *e = bw_coll_entry(tx->pool, c, &key, keep, &made);
+            e->value = bw_num_str(tx->pool, (made ? 0 : bw_str_to_num(e->value)) + delta);
+            return;
+        }
+        kv = bw_coll_find(c, &key);
         cur = (kv ? bw_str_to_num(kv->value) : 0) + delta;
         /* a store that applied it returns the count of every worker and node */
         if (bw_persist_change(tx, rule, c, BW_PCH_ADD, key.name, val, delta, &stored)) {

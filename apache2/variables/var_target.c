@@ -168,7 +168,7 @@ const char *bw_varval_name_n(apr_pool_t *p, const bw_varval_t *v, size_t *out_le
     char *out, *o;
     /* mod_security2 names a count by its variable, whatever the selector */
     if (v->is_count || !v->key.len) {
-        *out_len = strlen(v->var->name);
+        *out_len = by_key ? strlen(v->var->name) : n;
         return v->var->name;
     }
     /* NAME ":" key, as "%s:%.*s" would print it (up to a NUL in key);
