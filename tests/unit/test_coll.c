@@ -488,14 +488,44 @@ static const char *naive_find(const char *hay, size_t hlen, const char *needle, 
     return NULL;
 }
 
-/* bw_memmem against the plain search: every haystack of up to 8 bytes and
- * needle of up to 4 over three bytes (NUL among them: binary safe), and
- * random ones of up to 600 bytes, half of the needles taken from the
+/* n random haystacks of up to maxh - 1 bytes and needles of up to 12, over
+ * the first na bytes of alpha; half of the needles taken from the
  * haystack. */
+static void random_memmem(unsigned long *seed, int n, size_t maxh, const char *alpha, int na)
+{
+    char hay[600], needle[40];
+    int k;
+    for (k = 0; k < n; k++) {
+        size_t hl, nl, j;
+        *seed = *seed * 6364136223846793005UL + 1442695040888963407UL;
+        hl = (*seed >> 33) % maxh;
+        nl = 1 + (*seed >> 20) % 12;
+        for (j = 0; j < hl; j++) {
+            *seed = *seed * 6364136223846793005UL + 1442695040888963407UL;
+            hay[j] = alpha[(*seed >> 40) % (unsigned long)na];
+        }
+        if (hl >= nl && (*seed >> 50) % 2) {
+            size_t at = (*seed >> 13) % (hl - nl + 1);
+            memcpy(needle, hay + at, nl);
+        } else {
+            for (j = 0; j < nl; j++) {
+                *seed = *seed * 6364136223846793005UL + 1442695040888963407UL;
+                needle[j] = alpha[(*seed >> 40) % (unsigned long)na];
+            }
+        }
+        ck_assert_ptr_eq(bw_memmem(hay, hl, needle, nl), naive_find(hay, hl, needle, nl));
+    }
+}
+
+/* bw_memmem against the plain search: every haystack of up to 8 bytes and
+ * needle of up to 4 over three bytes (NUL among them: binary safe), random
+ * ones of up to 600 bytes, and of up to 80 around the length where
+ * bw_memmem's own loop ends and its last block overlaps the one before,
+ * over bytes above 0x7f too (compared unsigned). */
 START_TEST(test_memmem)
 {
-    static const char abc[3] = { 'a', 'b', '\0' };
-    char hay[600], needle[40];
+    static const char abc[3] = { 'a', 'b', '\0' }, ab8[3] = { 'a', 'b', '\xff' };
+    char hay[8], needle[4];
     size_t hl, nl, i;
     unsigned long hc, nc, hn, nn, seed = 12345;
     for (hl = 0; hl <= 8; hl++)
@@ -514,26 +544,8 @@ START_TEST(test_memmem)
                     ck_assert_ptr_eq(bw_memmem(hay, hl, needle, nl), naive_find(hay, hl, needle, nl));
                 }
         }
-    for (i = 0; i < 20000; i++) {
-        size_t j;
-        seed = seed * 6364136223846793005UL + 1442695040888963407UL;
-        hl = (seed >> 33) % sizeof(hay);
-        nl = 1 + (seed >> 20) % 12;
-        for (j = 0; j < hl; j++) {
-            seed = seed * 6364136223846793005UL + 1442695040888963407UL;
-            hay[j] = abc[(seed >> 40) % 2];
-        }
-        if (hl >= nl && (seed >> 50) % 2) {   /* half the time, a needle from it */
-            size_t at = (seed >> 13) % (hl - nl + 1);
-            memcpy(needle, hay + at, nl);
-        } else {
-            for (j = 0; j < nl; j++) {
-                seed = seed * 6364136223846793005UL + 1442695040888963407UL;
-                needle[j] = abc[(seed >> 40) % 2];
-            }
-        }
-        ck_assert_ptr_eq(bw_memmem(hay, hl, needle, nl), naive_find(hay, hl, needle, nl));
-    }
+    random_memmem(&seed, 20000, 600, abc, 2);
+    random_memmem(&seed, 40000, 81, ab8, 3);
 }
 END_TEST
 
