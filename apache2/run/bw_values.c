@@ -184,8 +184,10 @@ static void tv_node(bw_tx_t *tx, bw_src_state_t *S, int node)
         S->tall[l] = S->tall[q];
         return;
     }
-    out = apr_palloc(tx->pool, sizeof(bw_str_t) * (size_t)(S->n + 1));
-    ops = apr_palloc(tx->pool, sizeof(bw_byteset_t) * (size_t)(S->n + 1));
+    /* one block for both (the sets first: 32 bytes each keep the strings
+     * after them aligned) */
+    ops = apr_palloc(tx->pool, (sizeof(bw_byteset_t) + sizeof(bw_str_t)) * (size_t)(S->n + 1));
+    out = (bw_str_t *)(ops + S->n + 1);
     memset(&all, 0, sizeof(all));
     for (i = 0; i < S->n; i++) {
         out[i] = in[i];
@@ -233,9 +235,12 @@ const bw_str_t *bw_src_tv_make(bw_tx_t *tx, bw_src_state_t *S, int node)
         return S->raw;
     if (!S->tv) {
         size_t nl = (size_t)tx->prog->src_nlocal[S - tx->src] + 1;
-        S->tv = apr_pcalloc(tx->pool, sizeof(bw_str_t *) * nl);
-        S->tps = apr_palloc(tx->pool, sizeof(bw_byteset_t *) * nl);
-        S->tall = apr_palloc(tx->pool, sizeof(bw_byteset_t) * nl);
+        /* one block for the three (unions first, then pointers); only the
+         * arrays' pointers need zeroing */
+        S->tall = apr_palloc(tx->pool, (sizeof(bw_byteset_t) + 2 * sizeof(void *)) * nl);
+        S->tv = (bw_str_t **)(S->tall + nl);
+        S->tps = (bw_byteset_t **)(S->tv + nl);
+        memset(S->tv, 0, sizeof(bw_str_t *) * nl);
     }
     l = S->local[node];
     if (!S->tv[l]) {
@@ -556,13 +561,16 @@ const bw_hits_t *bw_src_scan(bw_tx_t *tx, bw_src_state_t *S, int k)
         tps[s] = nodes[s] < 0 ? S->present : bw_src_tps(S, nodes[s]);
     }
     g = take(tx, sizeof(*g) * (size_t)(ns + 1));
-    group_of = apr_palloc(tx->pool, sizeof(int) * (size_t)(ns + 1));
-    h = apr_pcalloc(tx->pool, sizeof(*h));
+    /* what the rules read, kept: one zeroed block (the hits, the slots'
+     * unions, the rows; group_slots sets every slot's group) */
+    h = apr_pcalloc(tx->pool, sizeof(*h) + sizeof(uint64_t) * (size_t)ns * (size_t)nw
+                    + sizeof(*vrow) * (size_t)(n + 1) + sizeof(int) * (size_t)(ns + 1));
+    h->any = (uint64_t *)(h + 1);
+    vrow = (const uint64_t ***)(h->any + (size_t)ns * (size_t)nw);
+    group_of = (int *)(vrow + n + 1);
     h->nwords = nw;
     h->group_of = group_of;
     h->all = pl->all;
-    h->any = apr_pcalloc(tx->pool, sizeof(uint64_t) * (size_t)ns * (size_t)nw);
-    vrow = apr_pcalloc(tx->pool, sizeof(*vrow) * (size_t)(n + 1));
     h->vrow = (const uint64_t *const *const *)vrow;
     memset(&sc, 0, sizeof(sc));
     sc.tx = tx;
