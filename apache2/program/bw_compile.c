@@ -342,6 +342,36 @@ static void need_node(bw_program_t *prog, int k, int node)
         prog->src_local[k][node] = prog->src_nlocal[k]++;
 }
 
+/* The nodes source k's scan needs, parents first (bw_prog.h): its needed
+ * slots' nodes and their prefixes, each once. */
+static const int *scan_nodes(bw_program_t *prog, int k, const bw_plan_t *pl)
+{
+    int *out = apr_palloc(prog->pool, sizeof(int) * (size_t)(prog->nnodes + 1));
+    unsigned char *in = apr_pcalloc(prog->pool, (size_t)prog->nnodes + 1);
+    int n = 0, s, node, depth, d;
+    for (s = 0; s < pl->nslots; s++) {
+        if (!prog->src_slot_need[k][s])
+            continue;
+        /* the chain from its first node down: ancestors of the slot's node
+         * not taken yet, root first */
+        for (;;) {
+            depth = 0;
+            for (node = prog->plan_nodes[prog->src_plan[k]][s]; node >= 0 && !in[node];
+                 node = prog->nodes[node].parent)
+                depth++;
+            if (!depth)
+                break;
+            node = prog->plan_nodes[prog->src_plan[k]][s];
+            for (d = 1; d < depth; d++)
+                node = prog->nodes[node].parent;
+            in[node] = 1;   /* the highest one not taken: its parent is */
+            out[n++] = node;
+        }
+    }
+    out[n] = -1;
+    return out;
+}
+
 /* Which chain nodes each source's values go through (bw_prog.h). */
 static void local_nodes(bw_program_t *prog)
 {
@@ -349,6 +379,7 @@ static void local_nodes(bw_program_t *prog)
     int k, i, t, s;
     prog->src_local = apr_palloc(prog->pool, sizeof(int *) * (size_t)(prog->nsrc + 1));
     prog->src_nlocal = apr_pcalloc(prog->pool, sizeof(int) * (size_t)(prog->nsrc + 1));
+    prog->src_scan_nodes = apr_pcalloc(prog->pool, sizeof(int *) * (size_t)(prog->nsrc + 1));
     for (k = 0; k < prog->nsrc; k++) {
         prog->src_local[k] = apr_palloc(prog->pool, sizeof(int) * (size_t)(prog->nnodes + 1));
         for (i = 0; i < prog->nnodes; i++)
@@ -358,6 +389,7 @@ static void local_nodes(bw_program_t *prog)
             for (s = 0; s < pl->nslots; s++)
                 if (prog->src_slot_need[k][s])
                     need_node(prog, k, prog->plan_nodes[prog->src_plan[k]][s]);
+            prog->src_scan_nodes[k] = scan_nodes(prog, k, pl);
         }
     }
     for (i = 0; i < cc->all->nelts; i++) {

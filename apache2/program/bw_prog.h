@@ -70,6 +70,7 @@ typedef struct bw_plan_s {
                                     * match anything (exact) or that no
                                     * matcher could take (maybe) */
     int all_triggers;              /* some of them are trigger bits */
+    int any_all;                   /* all has a bit set */
     int byte_patterns;             /* a matcher has regexes a string's bytes decide:
                                     * it is handed the strings' bytes */
     apr_hash_t *members;           /* rule -> bit and slot */
@@ -234,6 +235,9 @@ struct bw_program_s {
      * (src_local[k][node], -1 for a node it never needs), and how many */
     int **src_local;
     int *src_nlocal;
+    /* per source with a plan: the nodes its scan's slots need, each after
+     * its parent, ended by -1 (computed in one pass before the scan) */
+    const int **src_scan_nodes;
     /* per node: the other nodes with the same transformation, ended by -1
      * (NULL: none). Chains that differ before a transformation often hand
      * it the same string (a step that changed nothing passes its input

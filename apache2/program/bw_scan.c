@@ -374,8 +374,10 @@ static void plan_compile(apr_pool_t *p, bw_plan_t *pl, const char *dir, apr_arra
      * where every one of them is */
     for (w = 0; w < pl->nwords; w++)
         pl->exact[w] &= ~inexact[w];
-    for (w = 0; w < pl->nwords; w++)
+    for (w = 0; w < pl->nwords; w++) {
         pl->all_triggers |= (pl->all[w] & pl->trigger_mask[w]) != 0;
+        pl->any_all |= pl->all[w] != 0;
+    }
 }
 
 /* ---- a program's plans --------------------------------------------------------- */

@@ -80,7 +80,8 @@ typedef struct bw_src_state_s {
     const int *local;             /* program node -> the source's own number */
     bw_str_t **tv;                /* per own node: transformed values, or NULL */
     bw_byteset_t **tps;           /* per own node: the bytes of each of them */
-    bw_byteset_t *tall;           /* per own node: their union */
+    const bw_byteset_t **tall;    /* per own node: their union (a node that
+                                     changed no value points to its parent's) */
     bw_hits_t *hits;              /* the source's scan, or NULL */
 } bw_src_state_t;
 
@@ -93,7 +94,7 @@ static inline const bw_byteset_t *bw_src_tps(const bw_src_state_t *S, int node)
 
 static inline const bw_byteset_t *bw_src_tall(const bw_src_state_t *S, int node)
 {
-    return &S->tall[S->local[node]];
+    return S->tall[S->local[node]];
 }
 
 /* What a source's values are made of (bw_var.h): the request line and

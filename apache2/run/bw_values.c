@@ -151,32 +151,21 @@ static int computed_peers(const bw_tx_t *tx, const bw_src_state_t *S, int node,
     return n;
 }
 
-/* Node `node` of S computed: values, their bytes and union. A value whose
- * string a peer node (same transformation) already transformed takes that
- * result instead of transforming it again. */
-static void tv_node(bw_tx_t *tx, bw_src_state_t *S, int node)
+/* Node `node` of S (own number l), whose transformation may change some
+ * of the values `in` (bytes ips): values, their bytes and union. A value
+ * whose string a peer node (same transformation) already transformed takes
+ * that result instead of transforming it again. Out of line: most nodes
+ * change nothing (tv_node), and this one's frame would be theirs too. */
+static __attribute__((noinline)) void tv_node_change(bw_tx_t *tx, bw_src_state_t *S, int node,
+                                                     int l, const bw_str_t *in,
+                                                     const bw_byteset_t *ips)
 {
     const bw_pnode_t *pn = &tx->prog->nodes[node];
-    int l = S->local[node], i, w, q, np, changed = 0;
-    const bw_str_t *in, *pin[MAX_PEERS], *pout[MAX_PEERS];
-    const bw_byteset_t *ips, *iall, *pps[MAX_PEERS];
+    int i, w, q, np, changed = 0;
+    const bw_str_t *pin[MAX_PEERS], *pout[MAX_PEERS];
+    const bw_byteset_t *pps[MAX_PEERS];
     bw_str_t *out;
-    bw_byteset_t *ops, all;
-    if (pn->parent < 0) {
-        in = S->raw;
-        ips = S->present;
-        iall = &S->all;
-    } else {
-        in = bw_src_tv(tx, S, pn->parent);
-        ips = bw_src_tps(S, pn->parent);
-        iall = bw_src_tall(S, pn->parent);
-    }
-    S->tv[l] = (bw_str_t *)in;
-    S->tps[l] = (bw_byteset_t *)ips;
-    S->tall[l] = *iall;
-    /* no value has a byte the transformation acts on: the parent's arrays */
-    if (!bw_tfn_may_change(pn->tfn, iall))
-        return;
+    bw_byteset_t *ops, *all, acc;
     np = computed_peers(tx, S, node, in, &q, pin, pout, pps);
     if (np < 0) {   /* a peer made these very arrays from this very input */
         S->tv[l] = S->tv[q];
@@ -184,11 +173,13 @@ static void tv_node(bw_tx_t *tx, bw_src_state_t *S, int node)
         S->tall[l] = S->tall[q];
         return;
     }
-    /* one block for both (the sets first: 32 bytes each keep the strings
-     * after them aligned) */
-    ops = apr_palloc(tx->pool, (sizeof(bw_byteset_t) + sizeof(bw_str_t)) * (size_t)(S->n + 1));
-    out = (bw_str_t *)(ops + S->n + 1);
-    memset(&all, 0, sizeof(all));
+    /* one block for the three (the sets first: 32 bytes each keep the
+     * strings after them aligned) */
+    ops = apr_palloc(tx->pool, sizeof(bw_byteset_t) * (size_t)(S->n + 2)
+                               + sizeof(bw_str_t) * (size_t)(S->n + 1));
+    all = ops + S->n + 1;
+    out = (bw_str_t *)(all + 1);
+    memset(&acc, 0, sizeof(acc));
     for (i = 0; i < S->n; i++) {
         out[i] = in[i];
         ops[i] = ips[i];
@@ -214,13 +205,39 @@ static void tv_node(bw_tx_t *tx, bw_src_state_t *S, int node)
                 changed = 1;
         }
         for (w = 0; w < 4; w++)
-            all.w[w] |= ops[i].w[w];
+            acc.w[w] |= ops[i].w[w];
     }
-    if (!changed)   /* the parent's arrays, set above */
+    if (!changed)   /* the parent's arrays, set by tv_node */
         return;
+    *all = acc;
     S->tv[l] = out;
     S->tps[l] = ops;
     S->tall[l] = all;
+}
+
+/* Node `node` of S computed: until a value changes, the parent's arrays
+ * (the raw values' for a first transformation). */
+static void tv_node(bw_tx_t *tx, bw_src_state_t *S, int node)
+{
+    const bw_pnode_t *pn = &tx->prog->nodes[node];
+    int l = S->local[node];
+    const bw_str_t *in;
+    const bw_byteset_t *ips, *iall;
+    if (pn->parent < 0) {
+        in = S->raw;
+        ips = S->present;
+        iall = &S->all;
+    } else {
+        in = bw_src_tv(tx, S, pn->parent);
+        ips = bw_src_tps(S, pn->parent);
+        iall = bw_src_tall(S, pn->parent);
+    }
+    S->tv[l] = (bw_str_t *)in;
+    S->tps[l] = (bw_byteset_t *)ips;
+    S->tall[l] = iall;
+    /* no value has a byte the transformation acts on: nothing more */
+    if (bw_tfn_may_change(pn->tfn, iall))
+        tv_node_change(tx, S, node, l, in, ips);
 }
 
 void bw_src_bytes(bw_tx_t *tx, bw_src_state_t *S)
@@ -228,26 +245,45 @@ void bw_src_bytes(bw_tx_t *tx, bw_src_state_t *S)
     present_of(tx, S);
 }
 
+/* S's per node tables, made at the first node. */
+static void tv_tables(bw_tx_t *tx, bw_src_state_t *S)
+{
+    size_t nl;
+    if (S->tv)
+        return;
+    nl = (size_t)tx->prog->src_nlocal[S - tx->src] + 1;
+    /* one block for the three tables; only tv needs zeroing */
+    S->tv = apr_palloc(tx->pool, 3 * sizeof(void *) * nl);
+    S->tps = (bw_byteset_t **)(S->tv + nl);
+    S->tall = (const bw_byteset_t **)(S->tps + nl);
+    memset(S->tv, 0, sizeof(bw_str_t *) * nl);
+}
+
 const bw_str_t *bw_src_tv_make(bw_tx_t *tx, bw_src_state_t *S, int node)
 {
     int l;
     if (node < 0)
         return S->raw;
-    if (!S->tv) {
-        size_t nl = (size_t)tx->prog->src_nlocal[S - tx->src] + 1;
-        /* one block for the three (unions first, then pointers); only the
-         * arrays' pointers need zeroing */
-        S->tall = apr_palloc(tx->pool, (sizeof(bw_byteset_t) + 2 * sizeof(void *)) * nl);
-        S->tv = (bw_str_t **)(S->tall + nl);
-        S->tps = (bw_byteset_t **)(S->tv + nl);
-        memset(S->tv, 0, sizeof(bw_str_t *) * nl);
-    }
+    tv_tables(tx, S);
     l = S->local[node];
     if (!S->tv[l]) {
         present_of(tx, S);
         tv_node(tx, S, node);
     }
     return S->tv[l];
+}
+
+/* Every node in `nodes` (parents first, ended by -1) computed, in one
+ * pass: no call per node, and no node waits for its parent. */
+static void tv_nodes(bw_tx_t *tx, bw_src_state_t *S, const int *nodes)
+{
+    int i;
+    if (nodes[0] < 0)
+        return;
+    tv_tables(tx, S);
+    for (i = 0; nodes[i] >= 0; i++)
+        if (!S->tv[S->local[nodes[i]]])
+            tv_node(tx, S, nodes[i]);
 }
 
 /* Scratch for one scan (the arrays a scan needs only while it runs): a
@@ -551,16 +587,19 @@ const bw_hits_t *bw_src_scan(bw_tx_t *tx, bw_src_state_t *S, int k)
     }
     present_of(tx, S);
     tx->scan_arena.used = 0;
-    tv = take(tx, sizeof(*tv) * (size_t)ns);
-    tps = take(tx, sizeof(*tps) * (size_t)ns);
+    /* the scan's scratch in two takes: what grouping needs, then what the
+     * chunks need (sgroup_t first: its words stay aligned) */
+    g = take(tx, sizeof(*g) * (size_t)(ns + 1) + (sizeof(*tv) + sizeof(*tps)) * (size_t)ns);
+    tv = (const bw_str_t **)(g + ns + 1);
+    tps = (const bw_byteset_t **)(tv + ns);
     /* only the slots of this source's rules (the plan may be shared with
      * sources that have more) */
+    tv_nodes(tx, S, tx->prog->src_scan_nodes[k]);
     for (j = 0; j < nsl; j++) {
         s = slots[j];
-        tv[s] = bw_src_tv(tx, S, nodes[s]);
+        tv[s] = nodes[s] < 0 ? S->raw : S->tv[S->local[nodes[s]]];
         tps[s] = nodes[s] < 0 ? S->present : bw_src_tps(S, nodes[s]);
     }
-    g = take(tx, sizeof(*g) * (size_t)(ns + 1));
     /* what the rules read, kept: one zeroed block (the hits, the slots'
      * unions, the rows; group_slots sets every slot's group) */
     h = apr_pcalloc(tx->pool, sizeof(*h) + sizeof(uint64_t) * (size_t)ns * (size_t)nw
@@ -584,14 +623,21 @@ const bw_hits_t *bw_src_scan(bw_tx_t *tx, bw_src_state_t *S, int k)
     sc.all_triggers = pl->all_triggers;
     sc.want = tx->prog->src_want[k];
     chunk = n < SCAN_CHUNK ? n : SCAN_CHUNK;
-    sc.grow = take(tx, sizeof(int *) * (size_t)sc.ng);
-    for (q = 0; q < sc.ng; q++)
-        sc.grow[q] = take(tx, sizeof(int) * (size_t)(chunk + 1));
-    sc.d = take(tx, sizeof(dstr_t) * (size_t)(chunk * sc.ng + 1));
-    sc.vs = take(tx, sizeof(bw_str_t) * (size_t)(chunk * sc.ng + 1));
-    if (pl->byte_patterns)
-        sc.vps = take(tx, sizeof(uint64_t *) * (size_t)(chunk * sc.ng + 1));
-    sc.ids = take(tx, sizeof(int) * (size_t)(chunk * sc.ng + 1));
+    {
+        size_t nds = (size_t)(chunk * sc.ng + 1);
+        char *b = take(tx, sizeof(dstr_t) * nds + sizeof(bw_str_t) * nds
+                           + sizeof(uint64_t *) * (nds + (size_t)sc.ng)
+                           + sizeof(int) * (nds + (size_t)sc.ng * (size_t)(chunk + 1)));
+        sc.d = (dstr_t *)b;
+        sc.vs = (bw_str_t *)(sc.d + nds);
+        sc.vps = (const uint64_t **)(sc.vs + nds);   /* used with byte patterns */
+        sc.grow = (int **)(sc.vps + nds);
+        sc.ids = (int *)(sc.grow + sc.ng);
+        for (q = 0; q < sc.ng; q++)
+            sc.grow[q] = sc.ids + nds + (size_t)q * (size_t)(chunk + 1);
+        if (!pl->byte_patterns)
+            sc.vps = NULL;
+    }
     for (first = 0; first < n; first += chunk) {
         int end = first + chunk < n ? first + chunk : n;
         scan_chunk(&sc, (const bw_str_t *const *)tv, (const bw_byteset_t *const *)tps, first, end);
@@ -599,13 +645,15 @@ const bw_hits_t *bw_src_scan(bw_tx_t *tx, bw_src_state_t *S, int k)
     }
     h->inexact = sc.inexact;
     tx->stats.scan_calls = tx->scanbuf.calls;
-    /* per slot: its group's union, and the bits every string hits */
-    for (j = 0; j < nsl; j++) {
-        uint64_t *any = h->any + (size_t)slots[j] * (size_t)nw;
-        const uint64_t *ga = sc.gany ? sc.gany + (size_t)group_of[slots[j]] * (size_t)nw : NULL;
-        for (w = 0; w < nw; w++)
-            any[w] = (ga ? ga[w] : 0) | pl->all[w];
-    }
+    /* per slot: its group's union, and the bits every string hits (most
+     * sources hit nothing, and h->any is zero already) */
+    if (sc.gany || pl->any_all)
+        for (j = 0; j < nsl; j++) {
+            uint64_t *any = h->any + (size_t)slots[j] * (size_t)nw;
+            const uint64_t *ga = sc.gany ? sc.gany + (size_t)group_of[slots[j]] * (size_t)nw : NULL;
+            for (w = 0; w < nw; w++)
+                any[w] = (ga ? ga[w] : 0) | pl->all[w];
+        }
     S->hits = h;
     return h;
 }

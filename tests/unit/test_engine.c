@@ -471,7 +471,7 @@ START_TEST(test_transformed_arrays)
                 for (w = 0; w < 4; w++) {
                     ck_assert_msg((bytes.w[w] & ~S->tps[l][i].w[w]) == 0,
                                   "value %d at node %d: bytes missing", i, node);
-                    ck_assert_msg((bytes.w[w] & ~S->tall[l].w[w]) == 0,
+                    ck_assert_msg((bytes.w[w] & ~S->tall[l]->w[w]) == 0,
                                   "value %d at node %d: union misses bytes", i, node);
                 }
                 checked++;
