@@ -81,7 +81,8 @@ typedef struct bw_op_run_s {
                                      transaction's limits and environment; NULL
                                      where none may (start-up folding) */
     int stream;                   /* the value is a stream variable (STREAM_INPUT_BODY,
-                                     STREAM_OUTPUT_BODY): an operator may rewrite it */
+                                     STREAM_OUTPUT_BODY): an operator may rewrite it
+                                     (told only to BW_OP_STREAM operators, else 0) */
     /* outputs */
     int rewritten;                /* @rsub: the stream becomes `rewrite` (run->pool) */
     bw_str_t rewrite;
@@ -120,6 +121,9 @@ static inline void bw_op_run_clear(bw_op_run_t *run)
  * phrases (bw_acmatch.h) any of which anywhere is a match. */
 #define BW_OP_SCAN_REGEX      0x100
 #define BW_OP_SCAN_PHRASES    0x200
+/* Reads run->stream (may rewrite a stream variable's value): the engine
+ * tells only such operators whether the value is one. */
+#define BW_OP_STREAM          0x400
 
 /* What gate() says of a compiled operator (see below). */
 #define BW_OP_GATE_NONE   0   /* nothing */

@@ -225,5 +225,5 @@ static int rsub_execute(const bw_op_t *op, bw_op_run_t *run, bw_str_t value)
 }
 
 const bw_op_def_t bw_op_rsub = {
-    "rsub", BW_OP_PARAM_REQUIRED, rsub_compile, rsub_execute, NULL, NULL
+    "rsub", BW_OP_PARAM_REQUIRED | BW_OP_STREAM, rsub_compile, rsub_execute, NULL, NULL
 };

@@ -146,35 +146,45 @@ static void limit_hit(bw_tx_t *tx)
         bw_slot_apply_fx(tx->pool, tx->tx_coll, &code->slots[prog->image_path[k]]);
 }
 
+/* What run_op starts each operator run from, for the phase about to run
+ * (the configuration's parts are the program's; the rest stays zero). */
+static void run_template(bw_tx_t *tx)
+{
+    bw_op_run_t *run = &tx->run0;
+    bw_op_run_clear(run);
+    run->pool = tx->pool;
+    run->var_name = BW_OP_VAR_PLACEHOLDER;
+    run->md = tx->md;
+    run->mctx = tx->mctx;
+    run->spawn = &tx->spawn;
+    run->ncaptures = -1;
+    run->geo = tx->cfg->geo;
+    run->gsb = tx->cfg->gsb;
+    run->script = bw_lua_tx_call;   /* SecRuleScript, @inspectFile x.lua */
+    run->script_host = tx;
+    run->expand = expand_text;
+}
+
 /* 1 match, 0 no match, -1 error (logged). */
 static int run_op(bw_tx_t *tx, const bw_rule_t *r, const bw_op_t *op, const bw_varval_t *v,
                   bw_str_t value, bw_op_run_t *run)
 {
     int rc;
     tx->stats.op_runs++;
-    bw_op_run_clear(run);
-    run->pool = tx->pool;
-    run->var_name = BW_OP_VAR_PLACEHOLDER;
+    /* the phase's template (run_template), captures left as they are */
+    memcpy(run, &tx->run0, offsetof(bw_op_run_t, captures));
     run->capture = r->capture;
-    run->md = tx->md;
-    run->mctx = tx->mctx;
     run->xml_doc = tx->body_res.xml_doc;
-    run->spawn = &tx->spawn;
-    run->ncaptures = -1;
     /* only the last link's message is logged (perform_disruptive); a
      * negated operator's own message never is (its match is the rule's
      * non-match, and a non-match gets the message built below) */
     run->no_msg = r->chain_head->log == 0 || r->chain_next != NULL || r->op_negated;
-    run->geo = tx->cfg->geo;
-    run->gsb = tx->cfg->gsb;
     if (tx->hash_enforcement) {
         run->hash = &tx->cfg->hash;
         run->hash_key = tx_hash_key;
     }
-    run->script = bw_lua_tx_call;   /* SecRuleScript, @inspectFile x.lua */
-    run->script_host = tx;
-    run->stream = bw_tx_stream_of(v) >= 0;
-    run->expand = expand_text;
+    if (op->def->flags & BW_OP_STREAM)
+        run->stream = bw_tx_stream_of(v) >= 0;
     rc = op->def->execute(op, run, value);
     if (rc >= 0 && run->rewritten)
         bw_tx_stream_rewrite(tx, v, run->rewrite);
@@ -975,6 +985,7 @@ int bw_tx_exec_phase(bw_tx_t *tx, int phase)
     int start, rc;
     tx->cur_phase = phase;
     tx->img_end = 0;   /* phase1_start sets it when it loads the image */
+    run_template(tx);
     start = phase == BW_PHASE_REQUEST_HEADERS ? phase1_start(tx) : 0;
     if (!tx->metrics)
         return run_steps(tx, phase, start);

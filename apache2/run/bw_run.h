@@ -225,6 +225,9 @@ struct bw_tx_s {
     bw_scan_arena_t scan_arena;        /* a scan's own arrays (bw_values.c) */
     pcre2_match_data *md;
     pcre2_match_context *mctx;
+    /* what every operator run of a phase starts from (bw_exec.c, set as
+     * the phase starts): the transaction's parts, the rest zero */
+    bw_op_run_t run0;
     apr_pool_t *scratch;
     bw_tfn_env_t tfn_env;
     bw_tfn_cache_t *tfn_cache;
