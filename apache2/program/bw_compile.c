@@ -102,6 +102,8 @@ static const bw_crule_t *compile_link(cc_t *cc, const bw_rule_t *r)
     tsrc = apr_palloc(cc->p, sizeof(int) * (size_t)(r->targets->nelts + 1));
     for (i = 0; i < r->targets->nelts; i++) {
         tsrc[i] = source_of(cc, &t[i]);
+        if (!t[i].is_exclusion && tsrc[i] < 0)
+            c->flags |= BW_CR_OTHER;
         if (t[i].is_exclusion) {
             c->flags |= BW_CR_EXCL;
             c->excl_vars[t[i].var->id / 64] |= (uint64_t)1 << (t[i].var->id % 64);
@@ -343,11 +345,13 @@ static void need_node(bw_program_t *prog, int k, int node)
 }
 
 /* The nodes source k's scan needs, parents first (bw_prog.h): its needed
- * slots' nodes and their prefixes, each once. */
-static const int *scan_nodes(bw_program_t *prog, int k, const bw_plan_t *pl)
+ * slots' nodes and their prefixes, each once. After need_node has
+ * numbered them all for k. */
+static const bw_snode_t *scan_nodes(bw_program_t *prog, int k, const bw_plan_t *pl)
 {
-    int *out = apr_palloc(prog->pool, sizeof(int) * (size_t)(prog->nnodes + 1));
+    bw_snode_t *out = apr_palloc(prog->pool, sizeof(*out) * (size_t)(prog->nnodes + 1));
     unsigned char *in = apr_pcalloc(prog->pool, (size_t)prog->nnodes + 1);
+    const int *local = prog->src_local[k];
     int n = 0, s, node, depth, d;
     for (s = 0; s < pl->nslots; s++) {
         if (!prog->src_slot_need[k][s])
@@ -365,10 +369,13 @@ static const int *scan_nodes(bw_program_t *prog, int k, const bw_plan_t *pl)
             for (d = 1; d < depth; d++)
                 node = prog->nodes[node].parent;
             in[node] = 1;   /* the highest one not taken: its parent is */
-            out[n++] = node;
+            out[n].node = node;
+            out[n].local = local[node];
+            out[n].plocal = prog->nodes[node].parent < 0 ? -1 : local[prog->nodes[node].parent];
+            out[n++].tfn = prog->nodes[node].tfn;
         }
     }
-    out[n] = -1;
+    out[n].node = -1;
     return out;
 }
 
@@ -379,7 +386,7 @@ static void local_nodes(bw_program_t *prog)
     int k, i, t, s;
     prog->src_local = apr_palloc(prog->pool, sizeof(int *) * (size_t)(prog->nsrc + 1));
     prog->src_nlocal = apr_pcalloc(prog->pool, sizeof(int) * (size_t)(prog->nsrc + 1));
-    prog->src_scan_nodes = apr_pcalloc(prog->pool, sizeof(int *) * (size_t)(prog->nsrc + 1));
+    prog->src_scan_nodes = apr_pcalloc(prog->pool, sizeof(bw_snode_t *) * (size_t)(prog->nsrc + 1));
     for (k = 0; k < prog->nsrc; k++) {
         prog->src_local[k] = apr_palloc(prog->pool, sizeof(int) * (size_t)(prog->nnodes + 1));
         for (i = 0; i < prog->nnodes; i++)

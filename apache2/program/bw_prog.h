@@ -97,6 +97,7 @@ typedef struct bw_crule_s bw_crule_t;
 #define BW_CR_SCAN      0x04   /* values can be skipped by the scan (per target: tscan) */
 #define BW_CR_SCAN_NOT  0x08   /* a negated operator the scan decides where its hit is
                                 * exact (the operator matches: the rule does not) */
+#define BW_CR_OTHER     0x10   /* a target without a value source (built on each use) */
 
 /* A target's place in its source's plan. */
 typedef struct bw_tscan_s {
@@ -120,6 +121,14 @@ struct bw_crule_s {
     uint64_t excl_vars[4];       /* BW_CR_EXCL: the ids of the variables the
                                   * !targets name, a bit each */
 };
+
+/* A chain node as a source's scan computes it: its number in the program
+ * and the source's own numbers of it and of its parent (-1: the raw
+ * values), and its transformation. */
+typedef struct bw_snode_s {
+    int node, local, plocal;
+    const bw_tfn_def_t *tfn;
+} bw_snode_t;
 
 /* A value source: a variable with a literal selector (or none) whose
  * values cannot change inside a phase. */
@@ -236,8 +245,8 @@ struct bw_program_s {
     int **src_local;
     int *src_nlocal;
     /* per source with a plan: the nodes its scan's slots need, each after
-     * its parent, ended by -1 (computed in one pass before the scan) */
-    const int **src_scan_nodes;
+     * its parent, ended by node -1 (computed in one pass before the scan) */
+    const bw_snode_t **src_scan_nodes;
     /* per node: the other nodes with the same transformation, ended by -1
      * (NULL: none). Chains that differ before a transformation often hand
      * it the same string (a step that changed nothing passes its input

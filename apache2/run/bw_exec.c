@@ -705,8 +705,11 @@ static void eval_targets(bw_tx_t *tx, ev_t *e)
     int nt = c->r->targets->nelts, i, j, *start;
     int scan_skip = (c->flags & BW_CR_SCAN) || c->gate_kind;
     bw_varval_t *vals;
-    start = nt < 16 ? (int[17]){ 0 } : apr_palloc(tx->pool, sizeof(int) * (size_t)(nt + 1));
-    collect_other(tx, c, start);
+    /* start is read only for targets without a source */
+    start = !(c->flags & BW_CR_OTHER) ? NULL
+            : nt < 16 ? (int[17]){ 0 } : apr_palloc(tx->pool, sizeof(int) * (size_t)(nt + 1));
+    if (start)
+        collect_other(tx, c, start);
     /* tx->vals is scratch every link reuses; nothing below refills it */
     vals = (bw_varval_t *)tx->vals->elts;
     for (i = 0; i < nt && !tx->intercepted; i++) {

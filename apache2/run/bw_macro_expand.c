@@ -56,7 +56,7 @@ bw_str_t bw_macro_expand(bw_tx_t *tx, const bw_macro_t *m)
         v[i] = m->parts[i].var ? part_value(tx, &m->parts[i]) : m->parts[i].literal;
         total += v[i].len;
     }
-    o = buf = apr_palloc(tx->pool, total + 1);
+    o = buf = bw_tx_alloc(tx, total + 1);
     for (i = 0; i < m->nparts; i++) {
         if (v[i].len)
             memcpy(o, v[i].data, v[i].len);

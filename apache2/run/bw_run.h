@@ -10,6 +10,7 @@
 #ifndef BW_RUN_H
 #define BW_RUN_H
 
+#include <string.h>
 #include "program/bw_prog.h"
 #include "body/bw_body.h"
 #include "base/bw_coll.h"
@@ -129,6 +130,16 @@ typedef struct bw_scan_arena_s {
     size_t used, cap;
 } bw_scan_arena_t;
 
+/* The executor's own arrays of a transaction (a source's values, their
+ * bytes, transformed strings, scan results, expanded macros): carved from
+ * blocks of its pool by bw_tx_alloc (below), a few instructions where
+ * apr_palloc is a call of some twenty, a few hundred times a GET. They
+ * live as long as the pool, like the rest of its memory. */
+typedef struct bw_tx_mem_s {
+    char *p;
+    size_t left;
+} bw_tx_mem_t;
+
 /* ---- transactions ----------------------------------------------------- */
 
 typedef struct bw_removal_s {
@@ -223,6 +234,7 @@ struct bw_tx_s {
     apr_array_header_t *macro_vals;    /* bw_varval_t, a macro part's values (made when needed) */
     bw_matcher_buf_t scanbuf;          /* joined values of a scan (bw_values.c) */
     bw_scan_arena_t scan_arena;        /* a scan's own arrays (bw_values.c) */
+    bw_tx_mem_t mem;                   /* bw_tx_alloc's block */
     pcre2_match_data *md;
     pcre2_match_context *mctx;
     /* what every operator run of a phase starts from (bw_exec.c, set as
@@ -399,6 +411,26 @@ static inline const uint64_t *bw_src_any(bw_tx_t *tx, int k)
 {
     const uint64_t *a = tx->src_any[k];
     return a ? a : (tx->src_any[k] = bw_src_hits(tx, k)->any);
+}
+
+/* n bytes of tx's pool, 8-aligned, not zeroed (bw_tx_mem_t). */
+void *bw_tx_alloc_more(bw_tx_t *tx, size_t n);
+static inline void *bw_tx_alloc(bw_tx_t *tx, size_t n)
+{
+    void *r;
+    n = (n + 7) & ~(size_t)7;
+    if (n > tx->mem.left)
+        return bw_tx_alloc_more(tx, n);
+    r = tx->mem.p;
+    tx->mem.p += n;
+    tx->mem.left -= n;
+    return r;
+}
+
+/* The same, zeroed. */
+static inline void *bw_tx_calloc(bw_tx_t *tx, size_t n)
+{
+    return memset(bw_tx_alloc(tx, n), 0, n);
 }
 
 #endif /* BW_RUN_H */

@@ -180,6 +180,22 @@ static void apply_settings(bw_tx_t *tx)
     }
 }
 
+/* bw_tx_alloc past the end of its block: a larger piece gets memory of
+ * its own (the block keeps what it has left), a smaller one a new block. */
+#define TX_MEM_BLOCK 8192
+
+void *bw_tx_alloc_more(bw_tx_t *tx, size_t n)
+{
+    void *r;
+    if (n > TX_MEM_BLOCK / 4)
+        return apr_palloc(tx->pool, n);
+    tx->mem.p = apr_palloc(tx->pool, TX_MEM_BLOCK);
+    tx->mem.left = TX_MEM_BLOCK - n;
+    r = tx->mem.p;
+    tx->mem.p += n;
+    return r;
+}
+
 /* An array for values the executor fills and refills: every element is
  * written before it is read, so its room is not zeroed (apr_array_make
  * would, 3 KB per array and transaction). */

@@ -38,9 +38,9 @@ void bw_src_reset(bw_tx_t *tx)
     size_t n = (size_t)tx->prog->nsrc + 1;
     /* a state is zeroed when first built (bw_src_get): zeroing them all
      * here cost a GET with CRS more than all its states' building */
-    tx->src = apr_palloc(tx->pool, sizeof(bw_src_state_t) * n);
-    tx->src_built = apr_pcalloc(tx->pool, n);
-    tx->src_any = apr_pcalloc(tx->pool, sizeof(const uint64_t *) * n);
+    tx->src = bw_tx_alloc(tx, sizeof(bw_src_state_t) * n);
+    tx->src_built = bw_tx_calloc(tx, n);
+    tx->src_any = bw_tx_calloc(tx, sizeof(const uint64_t *) * n);
     bw_tfn_cache_reset(tx);
 }
 
@@ -79,17 +79,24 @@ bw_src_state_t *bw_src_get(bw_tx_t *tx, int k)
      * array would grow); a selector would be matched twice */
     n = src->sel.len ? -1 : bw_var_count(tx, src->var, src->sel);
     if (n >= 0) {
-        apr_array_header_t *arr = bw_scratch_array(tx->pool, n + 1, sizeof(bw_varval_t));
-        bw_var_generate(tx, src->var, src->sel, arr);
-        S->n = arr->nelts;
-        S->vals = (bw_varval_t *)arr->elts;
+        /* its header only lives here (a push past n + 1 grows it in the pool) */
+        apr_array_header_t arr;
+        arr.pool = tx->pool;
+        arr.elt_size = sizeof(bw_varval_t);
+        arr.nelts = 0;
+        arr.nalloc = n + 1;
+        arr.elts = bw_tx_alloc(tx, sizeof(bw_varval_t) * (size_t)(n + 1));
+        bw_var_generate(tx, src->var, src->sel, &arr);
+        S->n = arr.nelts;
+        S->vals = (bw_varval_t *)arr.elts;
     } else {
         tmp->nelts = 0;
         bw_var_generate(tx, src->var, src->sel, tmp);
         S->n = tmp->nelts;
-        S->vals = apr_pmemdup(tx->pool, tmp->elts, sizeof(bw_varval_t) * (size_t)(S->n + 1));
+        S->vals = memcpy(bw_tx_alloc(tx, sizeof(bw_varval_t) * (size_t)(S->n + 1)), tmp->elts,
+                         sizeof(bw_varval_t) * (size_t)(S->n + 1));
     }
-    S->raw = apr_palloc(tx->pool, sizeof(bw_str_t) * (size_t)(S->n + 1));
+    S->raw = bw_tx_alloc(tx, sizeof(bw_str_t) * (size_t)(S->n + 1));
     for (i = 0; i < S->n; i++)
         S->raw[i] = S->vals[i].value;
     return S;
@@ -102,7 +109,7 @@ static void present_of(bw_tx_t *tx, bw_src_state_t *S)
     if (S->present)
         return;
     int i, w;
-    S->present = apr_palloc(tx->pool, sizeof(bw_byteset_t) * (size_t)(S->n + 1));
+    S->present = bw_tx_alloc(tx, sizeof(bw_byteset_t) * (size_t)(S->n + 1));
     memset(&S->all, 0, sizeof(S->all));
     for (i = 0; i < S->n; i++) {
         bw_byteset_of(S->raw[i], &S->present[i]);
@@ -175,7 +182,7 @@ static __attribute__((noinline)) void tv_node_change(bw_tx_t *tx, bw_src_state_t
     }
     /* one block for the three (the sets first: 32 bytes each keep the
      * strings after them aligned) */
-    ops = apr_palloc(tx->pool, sizeof(bw_byteset_t) * (size_t)(S->n + 2)
+    ops = bw_tx_alloc(tx, sizeof(bw_byteset_t) * (size_t)(S->n + 2)
                                + sizeof(bw_str_t) * (size_t)(S->n + 1));
     all = ops + S->n + 1;
     out = (bw_str_t *)(all + 1);
@@ -253,7 +260,7 @@ static void tv_tables(bw_tx_t *tx, bw_src_state_t *S)
         return;
     nl = (size_t)tx->prog->src_nlocal[S - tx->src] + 1;
     /* one block for the three tables; only tv needs zeroing */
-    S->tv = apr_palloc(tx->pool, 3 * sizeof(void *) * nl);
+    S->tv = bw_tx_alloc(tx, 3 * sizeof(void *) * nl);
     S->tps = (bw_byteset_t **)(S->tv + nl);
     S->tall = (const bw_byteset_t **)(S->tps + nl);
     memset(S->tv, 0, sizeof(bw_str_t *) * nl);
@@ -273,17 +280,30 @@ const bw_str_t *bw_src_tv_make(bw_tx_t *tx, bw_src_state_t *S, int node)
     return S->tv[l];
 }
 
-/* Every node in `nodes` (parents first, ended by -1) computed, in one
- * pass: no call per node, and no node waits for its parent. */
-static void tv_nodes(bw_tx_t *tx, bw_src_state_t *S, const int *nodes)
+/* Every node in `nodes` (parents first, ended by node -1) computed, in
+ * one pass: no call per node, and each node's parent is ready. */
+static void tv_nodes(bw_tx_t *tx, bw_src_state_t *S, const bw_snode_t *nodes)
 {
-    int i;
-    if (nodes[0] < 0)
+    const bw_snode_t *e;
+    if (nodes[0].node < 0)
         return;
     tv_tables(tx, S);
-    for (i = 0; nodes[i] >= 0; i++)
-        if (!S->tv[S->local[nodes[i]]])
-            tv_node(tx, S, nodes[i]);
+    for (e = nodes; e->node >= 0; e++) {
+        const bw_str_t *in = S->raw;
+        const bw_byteset_t *ips = S->present, *iall = &S->all;
+        if (S->tv[e->local])
+            continue;
+        if (e->plocal >= 0) {
+            in = S->tv[e->plocal];
+            ips = S->tps[e->plocal];
+            iall = S->tall[e->plocal];
+        }
+        S->tv[e->local] = (bw_str_t *)in;
+        S->tps[e->local] = (bw_byteset_t *)ips;
+        S->tall[e->local] = iall;
+        if (bw_tfn_may_change(e->tfn, iall))
+            tv_node_change(tx, S, e->node, e->local, in, ips);
+    }
 }
 
 /* Scratch for one scan (the arrays a scan needs only while it runs): a
@@ -360,7 +380,7 @@ static int group_slots(bw_tx_t *tx, const bw_plan_t *pl, const int *slots, int n
                        const unsigned char *need, const uint64_t *gate,
                        const bw_str_t *const *tv, sgroup_t *g, int *group_of)
 {
-    int nw = pl->nwords, ng = 0, s, k, w, j, m;
+    int nw = pl->nwords, ng = 0, s, k, j, m;
     unsigned todo;
     for (j = 0; j < pl->nslots; j++)
         group_of[j] = -1;
@@ -379,9 +399,16 @@ static int group_slots(bw_tx_t *tx, const bw_plan_t *pl, const int *slots, int n
         group_of[s] = k;
         g[k].need |= need[s];
         for (todo = need[s] & BW_PM_GATES; todo; todo &= todo - 1) {
+            const uint64_t *sg;
+            uint64_t *gg;
             m = __builtin_ctz(todo);
-            for (w = 0; w < 4; w++)
-                g[k].gate[m][w] |= gate[BW_SLOT_GATE(s, m) + (size_t)w];
+            sg = &gate[BW_SLOT_GATE(s, m)];
+            gg = g[k].gate[m];
+            /* spelt out: as a loop it was not unrolled */
+            gg[0] |= sg[0];
+            gg[1] |= sg[1];
+            gg[2] |= sg[2];
+            gg[3] |= sg[3];
         }
         if (need[s] & (1u << BW_PM_TRIGGERED)) {
             if (!g[k].tmask) {
@@ -411,7 +438,7 @@ static void on_hit(void *ctx, int i, const uint64_t *bits)
     dstr_t *d = &sc->d[sc->ids[i]];
     int w;
     if (!d->hits)
-        d->hits = apr_pcalloc(sc->tx->pool, sizeof(uint64_t) * (size_t)sc->nw);
+        d->hits = bw_tx_calloc(sc->tx, sizeof(uint64_t) * (size_t)sc->nw);
     for (w = 0; w < sc->nw; w++)
         d->hits[w] |= bits[w];
 }
@@ -544,7 +571,7 @@ static __attribute__((noinline)) void chunk_rows(scan_t *sc, const uint64_t ***v
             continue;
         }
         if (!vrow[d->value])
-            vrow[d->value] = apr_pcalloc(sc->tx->pool, sizeof(uint64_t *) * (size_t)sc->ng);
+            vrow[d->value] = bw_tx_calloc(sc->tx, sizeof(uint64_t *) * (size_t)sc->ng);
         for (q = 0; q < sc->ng; q++)
             if (sc->grow[q][d->value - sc->first] == i) {
                 vrow[d->value][q] = d->hits;
@@ -579,10 +606,10 @@ const bw_hits_t *bw_src_scan(bw_tx_t *tx, bw_src_state_t *S, int k)
     if (S->hits)
         return S->hits;
     if (!n) {   /* no value (an absent header, no body): nothing to scan */
-        h = apr_pcalloc(tx->pool, sizeof(*h));
+        h = bw_tx_calloc(tx, sizeof(*h));
         h->nwords = nw;
         h->all = pl->all;
-        h->any = apr_pcalloc(tx->pool, sizeof(uint64_t) * (size_t)(ns * nw + 1));
+        h->any = bw_tx_calloc(tx, sizeof(uint64_t) * (size_t)(ns * nw + 1));
         return S->hits = h;
     }
     present_of(tx, S);
@@ -602,7 +629,7 @@ const bw_hits_t *bw_src_scan(bw_tx_t *tx, bw_src_state_t *S, int k)
     }
     /* what the rules read, kept: one zeroed block (the hits, the slots'
      * unions, the rows; group_slots sets every slot's group) */
-    h = apr_pcalloc(tx->pool, sizeof(*h) + sizeof(uint64_t) * (size_t)ns * (size_t)nw
+    h = bw_tx_calloc(tx, sizeof(*h) + sizeof(uint64_t) * (size_t)ns * (size_t)nw
                     + sizeof(*vrow) * (size_t)(n + 1) + sizeof(int) * (size_t)(ns + 1));
     h->any = (uint64_t *)(h + 1);
     vrow = (const uint64_t ***)(h->any + (size_t)ns * (size_t)nw);
