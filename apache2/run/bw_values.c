@@ -162,7 +162,7 @@ static int computed_peers(const bw_tx_t *tx, const bw_src_state_t *S, int node,
  * of the values `in` (bytes ips): values, their bytes and union. A value
  * whose string a peer node (same transformation) already transformed takes
  * that result instead of transforming it again. Out of line: most nodes
- * change nothing (tv_node), and this one's frame would be theirs too. */
+ * change nothing (node_from), and this one's frame would be theirs too. */
 static __attribute__((noinline)) void tv_node_change(bw_tx_t *tx, bw_src_state_t *S, int node,
                                                      int l, const bw_str_t *in,
                                                      const bw_byteset_t *ips)
@@ -214,7 +214,7 @@ static __attribute__((noinline)) void tv_node_change(bw_tx_t *tx, bw_src_state_t
         for (w = 0; w < 4; w++)
             acc.w[w] |= ops[i].w[w];
     }
-    if (!changed)   /* the parent's arrays, set by tv_node */
+    if (!changed)   /* the parent's arrays, set by node_from */
         return;
     *all = acc;
     S->tv[l] = out;
@@ -222,29 +222,34 @@ static __attribute__((noinline)) void tv_node_change(bw_tx_t *tx, bw_src_state_t
     S->tall[l] = all;
 }
 
-/* Node `node` of S computed: until a value changes, the parent's arrays
- * (the raw values' for a first transformation). */
-static void tv_node(bw_tx_t *tx, bw_src_state_t *S, int node)
+/* Node `node` of S (own number l; its parent's plocal, -1 for the raw
+ * values) from its parent's arrays, which stay its own until one of its
+ * values changes. The parent is computed. */
+static inline void node_from(bw_tx_t *tx, bw_src_state_t *S, int node, int l, int plocal,
+                             const bw_tfn_def_t *tfn)
 {
-    const bw_pnode_t *pn = &tx->prog->nodes[node];
-    int l = S->local[node];
-    const bw_str_t *in;
-    const bw_byteset_t *ips, *iall;
-    if (pn->parent < 0) {
-        in = S->raw;
-        ips = S->present;
-        iall = &S->all;
-    } else {
-        in = bw_src_tv(tx, S, pn->parent);
-        ips = bw_src_tps(S, pn->parent);
-        iall = bw_src_tall(S, pn->parent);
+    const bw_str_t *in = S->raw;
+    const bw_byteset_t *ips = S->present, *iall = &S->all;
+    if (plocal >= 0) {
+        in = S->tv[plocal];
+        ips = S->tps[plocal];
+        iall = S->tall[plocal];
     }
     S->tv[l] = (bw_str_t *)in;
     S->tps[l] = (bw_byteset_t *)ips;
     S->tall[l] = iall;
     /* no value has a byte the transformation acts on: nothing more */
-    if (bw_tfn_may_change(pn->tfn, iall))
+    if (bw_tfn_may_change(tfn, iall))
         tv_node_change(tx, S, node, l, in, ips);
+}
+
+/* Node `node` of S computed, its parent first (for a lazy caller). */
+static void tv_node(bw_tx_t *tx, bw_src_state_t *S, int node)
+{
+    const bw_pnode_t *pn = &tx->prog->nodes[node];
+    if (pn->parent >= 0)
+        bw_src_tv(tx, S, pn->parent);
+    node_from(tx, S, node, S->local[node], pn->parent < 0 ? -1 : S->local[pn->parent], pn->tfn);
 }
 
 void bw_src_bytes(bw_tx_t *tx, bw_src_state_t *S)
@@ -288,22 +293,9 @@ static void tv_nodes(bw_tx_t *tx, bw_src_state_t *S, const bw_snode_t *nodes)
     if (nodes[0].node < 0)
         return;
     tv_tables(tx, S);
-    for (e = nodes; e->node >= 0; e++) {
-        const bw_str_t *in = S->raw;
-        const bw_byteset_t *ips = S->present, *iall = &S->all;
-        if (S->tv[e->local])
-            continue;
-        if (e->plocal >= 0) {
-            in = S->tv[e->plocal];
-            ips = S->tps[e->plocal];
-            iall = S->tall[e->plocal];
-        }
-        S->tv[e->local] = (bw_str_t *)in;
-        S->tps[e->local] = (bw_byteset_t *)ips;
-        S->tall[e->local] = iall;
-        if (bw_tfn_may_change(e->tfn, iall))
-            tv_node_change(tx, S, e->node, e->local, in, ips);
-    }
+    for (e = nodes; e->node >= 0; e++)
+        if (!S->tv[e->local])
+            node_from(tx, S, e->node, e->local, e->plocal, e->tfn);
 }
 
 /* Scratch for one scan (the arrays a scan needs only while it runs): a
