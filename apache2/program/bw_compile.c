@@ -344,36 +344,22 @@ static void need_node(bw_program_t *prog, int k, int node)
         prog->src_local[k][node] = prog->src_nlocal[k]++;
 }
 
-/* The nodes source k's scan needs, parents first (bw_prog.h): its needed
- * slots' nodes and their prefixes, each once. After need_node has
- * numbered them all for k. */
-static const bw_snode_t *scan_nodes(bw_program_t *prog, int k, const bw_plan_t *pl)
+/* The nodes source k's scan needs, parents first (bw_prog.h): those
+ * need_node has numbered for k when only its slots' chains were. A node is
+ * made after its parent (intern_chain), so program order is parent first. */
+static const bw_snode_t *scan_nodes(bw_program_t *prog, int k)
 {
-    bw_snode_t *out = apr_palloc(prog->pool, sizeof(*out) * (size_t)(prog->nnodes + 1));
-    unsigned char *in = apr_pcalloc(prog->pool, (size_t)prog->nnodes + 1);
     const int *local = prog->src_local[k];
-    int n = 0, s, node, depth, d;
-    for (s = 0; s < pl->nslots; s++) {
-        if (!prog->src_slot_need[k][s])
+    bw_snode_t *out = apr_palloc(prog->pool, sizeof(*out) * (size_t)(prog->src_nlocal[k] + 1));
+    int n = 0, node;
+    for (node = 0; node < prog->nnodes; node++) {
+        int parent = prog->nodes[node].parent;
+        if (local[node] < 0)
             continue;
-        /* the chain from its first node down: ancestors of the slot's node
-         * not taken yet, root first */
-        for (;;) {
-            depth = 0;
-            for (node = prog->plan_nodes[prog->src_plan[k]][s]; node >= 0 && !in[node];
-                 node = prog->nodes[node].parent)
-                depth++;
-            if (!depth)
-                break;
-            node = prog->plan_nodes[prog->src_plan[k]][s];
-            for (d = 1; d < depth; d++)
-                node = prog->nodes[node].parent;
-            in[node] = 1;   /* the highest one not taken: its parent is */
-            out[n].node = node;
-            out[n].local = local[node];
-            out[n].plocal = prog->nodes[node].parent < 0 ? -1 : local[prog->nodes[node].parent];
-            out[n++].tfn = prog->nodes[node].tfn;
-        }
+        out[n].node = node;
+        out[n].local = local[node];
+        out[n].plocal = parent < 0 ? -1 : local[parent];
+        out[n++].tfn = prog->nodes[node].tfn;
     }
     out[n].node = -1;
     return out;
@@ -396,7 +382,7 @@ static void local_nodes(bw_program_t *prog)
             for (s = 0; s < pl->nslots; s++)
                 if (prog->src_slot_need[k][s])
                     need_node(prog, k, prog->plan_nodes[prog->src_plan[k]][s]);
-            prog->src_scan_nodes[k] = scan_nodes(prog, k, pl);
+            prog->src_scan_nodes[k] = scan_nodes(prog, k);
         }
     }
     for (i = 0; i < cc->all->nelts; i++) {

@@ -702,14 +702,14 @@ static void eval_targets(bw_tx_t *tx, ev_t *e)
 {
     const bw_crule_t *c = e->c;
     const bw_target_t *t = (const bw_target_t *)c->r->targets->elts;
-    int nt = c->r->targets->nelts, i, j, *start;
+    int nt = c->r->targets->nelts, i, j, small[17], *start = NULL;
     int scan_skip = (c->flags & BW_CR_SCAN) || c->gate_kind;
     bw_varval_t *vals;
-    /* start is read only for targets without a source */
-    start = !(c->flags & BW_CR_OTHER) ? NULL
-            : nt < 16 ? (int[17]){ 0 } : apr_palloc(tx->pool, sizeof(int) * (size_t)(nt + 1));
-    if (start)
+    /* only targets without a source read start */
+    if (c->flags & BW_CR_OTHER) {
+        start = nt < 16 ? small : apr_palloc(tx->pool, sizeof(int) * (size_t)(nt + 1));
         collect_other(tx, c, start);
+    }
     /* tx->vals is scratch every link reuses; nothing below refills it */
     vals = (bw_varval_t *)tx->vals->elts;
     for (i = 0; i < nt && !tx->intercepted; i++) {
