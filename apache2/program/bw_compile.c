@@ -31,6 +31,9 @@ struct bw_cc_s {
     apr_hash_t *srcs;          /* (var id, lower-case selector) -> source index + 1 */
     apr_array_header_t *node_arr, *src_arr;
     apr_array_header_t *all;   /* bw_crule_t*: every link compiled */
+    char *blk;                 /* link_block's free space, blk_left bytes */
+    const char *err;           /* a link that found no room */
+    size_t blk_left;
 };
 
 /* ---- the chain trie ------------------------------------------------------ */
@@ -88,19 +91,88 @@ static int source_of(cc_t *cc, const bw_target_t *t)
 
 /* ---- rules ------------------------------------------------------------------- */
 
+/* The bytes of a link's block: the link, then its tscan and tsrc arrays
+ * (nt + 1 each), from the start of a cache line. */
+static size_t link_size(int nt)
+{
+    size_t n = sizeof(bw_crule_t) + sizeof(bw_tscan_t) * (size_t)(nt + 1)
+               + sizeof(int) * (size_t)(nt + 1);
+    return (n + 63) & ~(size_t)63;
+}
+
+/* The program's links in one block (prog->links), each on lines of its
+ * own, in the order compile_phase reaches them (each chain's links after
+ * its starter): the links a transaction runs sit in the order it runs
+ * them, and a step names its link by a 32-bit offset. */
+static void links_alloc(cc_t *cc)
+{
+    size_t total = 64;
+    int ph, i;
+    for (ph = 1; ph <= BW_PHASES; ph++) {
+        const apr_array_header_t *arr = cc->prog->phase[ph];
+        for (i = 0; i < arr->nelts; i++) {
+            const bw_rule_t *r;
+            for (r = ((bw_rule_t **)arr->elts)[i]; r; r = r->chain_next)
+                if (r->kind != BW_RULE_MARKER)
+                    total += link_size(r->targets->nelts);
+        }
+    }
+    cc->blk = (char *)(((uintptr_t)apr_palloc(cc->p, total + 63) + 63) & ~(uintptr_t)63);
+    cc->blk_left = total;
+    cc->prog->links = cc->blk;
+}
+
+/* A link's block, zeroed; NULL if links_alloc, which walks the same
+ * rules as compile_phase, left no room for it (cannot happen). */
+static bw_crule_t *link_block(cc_t *cc, int nt)
+{
+    size_t n = link_size(nt);
+    char *b = cc->blk;
+    if (n > cc->blk_left)
+        return NULL;
+    cc->blk += n;
+    cc->blk_left -= n;
+    memset(b, 0, n);
+    return (bw_crule_t *)b;
+}
+
 static const bw_crule_t *compile_link(cc_t *cc, const bw_rule_t *r)
 {
     bw_crule_t *c = apr_hash_get(cc->crules, &r, sizeof(r));
     const bw_target_t *t = (const bw_target_t *)r->targets->elts;
-    int *tsrc, i;
+    int nt = r->targets->nelts, *tsrc, i;
+    bw_tscan_t *ts;
     if (c)
         return c;
-    c = apr_pcalloc(cc->p, sizeof(*c));
+    c = link_block(cc, nt);
+    if (!c) {
+        cc->err = "internal error: a rule link outside the phases' lists";
+        return NULL;
+    }
+    ts = (bw_tscan_t *)(c + 1);
+    tsrc = (int *)(ts + nt + 1);
     apr_hash_set(cc->crules, apr_pmemdup(cc->p, &r, sizeof(r)), sizeof(r), c);
     c->r = r;
+    c->targets = t;
+    c->nt = nt;
     c->node = intern_chain(cc, r->tfns, r->ntfns);
-    tsrc = apr_palloc(cc->p, sizeof(int) * (size_t)(r->targets->nelts + 1));
-    for (i = 0; i < r->targets->nelts; i++) {
+    if (r->kind == BW_RULE_SECACTION)
+        c->flags |= BW_CR_ACTION;
+    if (r->multi_match)
+        c->flags |= BW_CR_MULTI;
+    if (r->op_macro)
+        c->flags |= BW_CR_OP_MACRO;
+    if (r->op_negated)
+        c->flags |= BW_CR_NEGATED;
+    if (r->capture)
+        c->flags |= BW_CR_CAPTURE;
+    if (r->chain_head->log == 0)
+        c->flags |= BW_CR_QUIET;
+    if (r->chain_head->log == 0 || r->chain_next || r->op_negated)
+        c->flags |= BW_CR_NO_MSG;
+    c->op = r->op;
+    for (i = 0; i < nt; i++) {
+        ts[i].bit = -1;   /* no plan yet (bw_program_link_scan) */
         tsrc[i] = source_of(cc, &t[i]);
         if (!t[i].is_exclusion && tsrc[i] < 0)
             c->flags |= BW_CR_OTHER;
@@ -109,6 +181,7 @@ static const bw_crule_t *compile_link(cc_t *cc, const bw_rule_t *r)
             c->excl_vars[t[i].var->id / 64] |= (uint64_t)1 << (t[i].var->id % 64);
         }
     }
+    c->tscan = ts;
     c->tsrc = tsrc;
     *(bw_crule_t **)apr_array_push(cc->all) = c;
     if (r->chain_next)
@@ -252,8 +325,11 @@ const char *bw_program_compile(bw_program_t *prog)
     cc->node_arr = apr_array_make(cc->p, 64, sizeof(bw_pnode_t));
     cc->src_arr = apr_array_make(cc->p, 32, sizeof(bw_source_t));
     cc->all = apr_array_make(cc->p, 256, sizeof(bw_crule_t *));
+    links_alloc(cc);
     for (ph = 1; ph <= BW_PHASES; ph++)
         compile_phase(cc, ph);
+    if (cc->err)
+        return cc->err;
     body_args_use(prog, cc);
     prog->cc = cc;
     publish(cc);
@@ -430,6 +506,8 @@ static void build_steps(bw_program_t *prog)
             bw_step_t *st = &code->steps[i];
             st->kind = (uint8_t)s->kind;
             st->next = s->kind == BW_SLOT_RUN || s->kind == BW_SLOT_DEAD ? s->next_on_match : s->next;
+            if (s->cr)
+                st->link = (uint32_t)((const char *)s->cr - prog->links);
             if (s->nskip <= 0 || s->nskip > 65535)
                 continue;
             st->nskip = (uint16_t)s->nskip;
@@ -460,13 +538,12 @@ void bw_program_link_scan(bw_program_t *prog)
     }
     for (i = 0; i < cc->all->nelts; i++) {
         bw_crule_t *c = ((bw_crule_t **)cc->all->elts)[i];
-        bw_tscan_t *ts = apr_palloc(prog->pool, sizeof(*ts) * (size_t)(c->r->targets->nelts + 1));
+        bw_tscan_t *ts = (bw_tscan_t *)c->tscan;   /* the link's block (link_block) */
         int any = 0;
-        for (t = 0; t < c->r->targets->nelts; t++) {
+        for (t = 0; t < c->nt; t++) {
             ts[t] = tscan_of(prog, c, t);
             any |= ts[t].bit >= 0;
         }
-        c->tscan = ts;
         if (any && !c->r->op_negated)
             c->flags |= BW_CR_SCAN;
         else if (any && !c->r->multi_match)

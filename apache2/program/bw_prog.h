@@ -98,6 +98,14 @@ typedef struct bw_crule_s bw_crule_t;
 #define BW_CR_SCAN_NOT  0x08   /* a negated operator the scan decides where its hit is
                                 * exact (the operator matches: the rule does not) */
 #define BW_CR_OTHER     0x10   /* a target without a value source (built on each use) */
+#define BW_CR_ACTION    0x20   /* a SecAction: no targets, one empty value */
+#define BW_CR_MULTI     0x40   /* multiMatch */
+#define BW_CR_OP_MACRO  0x80   /* the operator's parameter has %{…}: compiled per run */
+#define BW_CR_NEGATED   0x100  /* !@operator */
+#define BW_CR_CAPTURE   0x200  /* capture */
+#define BW_CR_QUIET     0x400  /* the chain's starter has nolog */
+#define BW_CR_NO_MSG    0x800  /* the operator's message is never logged: QUIET, a
+                                * link before the last, or NEGATED */
 
 /* A target's place in its source's plan. */
 typedef struct bw_tscan_s {
@@ -108,15 +116,23 @@ typedef struct bw_tscan_s {
                                   * prefix of the chain (r->ntfns of them) */
 } bw_tscan_t;
 
-/* One rule link as the executor runs it. */
+/* One rule link as the executor runs it. What the executor reads of a
+ * link that does not match is here, not in the rule: the fields first,
+ * then, in the same block, tscan and tsrc; and the program's links are
+ * laid out one after the other in the order the phases run them
+ * (bw_compile.c, link_block), so a transaction's cold caches fetch the
+ * links it reaches in a few consecutive lines each. */
 struct bw_crule_s {
     const bw_rule_t *r;
     const bw_crule_t *next;      /* next link of the chain, or NULL */
-    int node;                    /* program chain node (-1: no transformation) */
-    unsigned flags;
-    const int *tsrc;             /* per target: value source, or -1 (built on each use) */
+    const bw_target_t *targets;  /* r's targets (nt of them) */
     const bw_tscan_t *tscan;     /* per target: its bit in its source's plan */
+    const int *tsrc;             /* per target: value source, or -1 (built on each use) */
+    int nt;
+    int node;                    /* program chain node (-1: no transformation) */
+    unsigned flags;              /* BW_CR_* */
     int gate_kind;               /* the operator's byte gate (BW_OP_GATE_…), with the scan */
+    bw_op_t op;                  /* r->op, copied (without BW_CR_OP_MACRO) */
     uint64_t gate[4];
     uint64_t excl_vars[4];       /* BW_CR_EXCL: the ids of the variables the
                                   * !targets name, a bit each */
@@ -215,6 +231,8 @@ typedef struct bw_step_s {
     uint16_t nskip;              /* RUN: how many skip refs, at skips[skip] */
     uint32_t skip;
     int32_t next;                /* NOP, APPLY: the slot's next; RUN: its next_on_match */
+    uint32_t link;               /* RUN: the slot's chain, at prog->links + link (not
+                                  * read from the slot: one line fewer per rule run) */
 } bw_step_t;
 
 typedef struct bw_code_s {
@@ -236,6 +254,7 @@ struct bw_program_s {
     int nrules;
     /* compiled (bw_compile.c) */
     bw_code_t code[BW_PHASES + 1];
+    const char *links;           /* every rule link, in one block (bw_compile.c) */
     int nsrc, nnodes;
     bw_source_t *srcs;
     bw_pnode_t *nodes;

@@ -48,13 +48,14 @@ int bw_tx_target_excluded(const bw_tx_t *tx, const bw_rule_t *r, const bw_varval
 
 /* ---- operator ----------------------------------------------------------------- */
 
-static const bw_op_t *runtime_op(bw_tx_t *tx, const bw_rule_t *r, char **err)
+static const bw_op_t *runtime_op(bw_tx_t *tx, const bw_crule_t *c, char **err)
 {
+    const bw_rule_t *r = c->r;
     bw_op_t *op;
     bw_op_cenv_t env;
     bw_str_t p;
-    if (!r->op_macro)
-        return &r->op;
+    if (!(c->flags & BW_CR_OP_MACRO))   /* the link's copy: no line of the rule read */
+        return &c->op;
     op = apr_pcalloc(tx->pool, sizeof(*op));
     p = bw_macro_expand(tx, r->op_macro);
     op->def = r->op.def;
@@ -166,19 +167,19 @@ static void run_template(bw_tx_t *tx)
 }
 
 /* 1 match, 0 no match, -1 error (logged). */
-static int run_op(bw_tx_t *tx, const bw_rule_t *r, const bw_op_t *op, const bw_varval_t *v,
+static int run_op(bw_tx_t *tx, const bw_crule_t *c, const bw_op_t *op, const bw_varval_t *v,
                   bw_str_t value, bw_op_run_t *run)
 {
     int rc;
     tx->stats.op_runs++;
     /* the phase's template (run_template), captures left as they are */
     memcpy(run, &tx->run0, offsetof(bw_op_run_t, captures));
-    run->capture = r->capture;
+    run->capture = (c->flags & BW_CR_CAPTURE) != 0;
     run->xml_doc = tx->body_res.xml_doc;
     /* only the last link's message is logged (perform_disruptive); a
      * negated operator's own message never is (its match is the rule's
      * non-match, and a non-match gets the message built below) */
-    run->no_msg = r->chain_head->log == 0 || r->chain_next != NULL || r->op_negated;
+    run->no_msg = (c->flags & BW_CR_NO_MSG) != 0;
     if (tx->hash_enforcement) {
         run->hash = &tx->cfg->hash;
         run->hash_key = tx_hash_key;
@@ -189,7 +190,7 @@ static int run_op(bw_tx_t *tx, const bw_rule_t *r, const bw_op_t *op, const bw_v
     if (rc >= 0 && run->rewritten)
         bw_tx_stream_rewrite(tx, v, run->rewrite);
     if (rc < 0) {
-        bw_rule_t *h = r->chain_head;
+        const bw_rule_t *r = c->r, *h = r->chain_head;
         if (run->error)
             run->error = with_var_name(tx, run->error, v);
         if (run->limit_hit)
@@ -203,10 +204,10 @@ static int run_op(bw_tx_t *tx, const bw_rule_t *r, const bw_op_t *op, const bw_v
         fill_collection(tx, run);
     if (rc == 1 && run->msg)
         run->msg = with_var_name(tx, run->msg, v);
-    if (r->op_negated) {
+    if (c->flags & BW_CR_NEGATED) {
         if (rc)
             return 0;
-        if (r->chain_head->log == 0 || r->chain_next != NULL)
+        if ((c->flags & BW_CR_QUIET) || c->next)
             return 1;
         run->var_name = v->var ? bw_varval_name(tx->pool, v) : "";
         run->msg = apr_psprintf(tx->pool, "Match of \"%s %s\" against \"%s\" required.",
@@ -219,25 +220,26 @@ static int run_op(bw_tx_t *tx, const bw_rule_t *r, const bw_op_t *op, const bw_v
 }
 
 /* Transform, then run the operator (after each step with multiMatch). */
-static int eval_value(bw_tx_t *tx, const bw_rule_t *r, const bw_op_t *op, const bw_varval_t *v,
+static int eval_value(bw_tx_t *tx, const bw_crule_t *c, const bw_op_t *op, const bw_varval_t *v,
                       bw_str_t *final, bw_op_run_t *run)
 {
+    const bw_rule_t *r = c->r;
     bw_str_t cur = v->value;
     int i;
     if (!r->multi_match) {
         *final = bw_tfn_apply(tx, r->tfns, r->ntfns, cur);
-        return run_op(tx, r, op, v, *final, run);
+        return run_op(tx, c, op, v, *final, run);
     }
     /* multiMatch: the operator sees the value before and after every
      * transformation that changed it */
     *final = cur;
-    if (run_op(tx, r, op, v, cur, run) == 1)
+    if (run_op(tx, c, op, v, cur, run) == 1)
         return 1;
     for (i = 0; i < r->ntfns; i++) {
         bw_str_t out;
         int changed = r->tfns[i]->fn(&tx->tfn_env, tx->pool, cur, &out);
         cur = out;
-        if (changed && run_op(tx, r, op, v, cur, run) == 1) {
+        if (changed && run_op(tx, c, op, v, cur, run) == 1) {
             *final = cur;
             return 1;
         }
@@ -473,9 +475,9 @@ static int excluded(bw_tx_t *tx, const ev_t *e, const bw_varval_t *v)
     /* most values are of a variable no !target names: one bit says so */
     if ((e->c->flags & BW_CR_EXCL)
         && ((e->c->excl_vars[v->var->id / 64] >> (v->var->id % 64)) & 1)) {
-        const bw_target_t *t = (const bw_target_t *)r->targets->elts;
+        const bw_target_t *t = e->c->targets;
         int i;
-        for (i = 0; i < r->targets->nelts; i++)
+        for (i = 0; i < e->c->nt; i++)
             if (t[i].is_exclusion && t[i].var == v->var && !v->is_count
                 && bw_target_covers(&t[i], v, tx->md))
                 return 1;
@@ -503,7 +505,7 @@ static int eval_multi_src(bw_tx_t *tx, ev_t *e, const bw_varval_t *v, bw_str_t *
     bw_str_t prev = S->raw[i];
     *final = prev;
     if ((!c->gate_kind || has_gate_byte(c->gate, &S->present[i]))
-        && run_op(tx, c->r, e->op, v, prev, run) == 1)
+        && run_op(tx, c, e->op, v, prev, run) == 1)
         return 1;
     for (node = c->node; node >= 0 && nn < c->r->ntfns; node = tx->prog->nodes[node].parent)
         nodes[nn++] = node;
@@ -514,7 +516,7 @@ static int eval_multi_src(bw_tx_t *tx, ev_t *e, const bw_varval_t *v, bw_str_t *
         prev = cur;
         if (c->gate_kind && !has_gate_byte(c->gate, &bw_src_tps(S, nodes[k])[i]))
             continue;
-        if (run_op(tx, c->r, e->op, v, cur, run) == 1) {
+        if (run_op(tx, c, e->op, v, cur, run) == 1) {
             *final = cur;
             return 1;
         }
@@ -528,29 +530,28 @@ static int eval_multi_src(bw_tx_t *tx, ev_t *e, const bw_varval_t *v, bw_str_t *
 static int try_value(bw_tx_t *tx, ev_t *e, const bw_varval_t *v, bw_str_t tval, int scanned,
                      int exact)
 {
-    const bw_rule_t *r = e->c->r;
     bw_op_run_t run;
     int rc;
     e->looked++;
     if (excluded(tx, e, v))
         return 0;
-    if (exact && !r->capture && r->chain_head->log == 0) {
+    if (exact && (e->c->flags & (BW_CR_CAPTURE | BW_CR_QUIET)) == BW_CR_QUIET) {
         bw_op_run_clear(&run);
         run.ncaptures = -1;
         rc = 1;
-    } else if (r->multi_match) {
+    } else if (e->c->flags & BW_CR_MULTI) {
         tx->stats.confirms += scanned;
         /* the node arrays are the scan's; without it, as a rule alone would */
         rc = e->S && !(tx->prog->flags & BW_PROG_NO_SCAN) ? eval_multi_src(tx, e, v, &tval, &run)
-                                                          : eval_value(tx, r, e->op, v, &tval, &run);
+                                                          : eval_value(tx, e->c, e->op, v, &tval, &run);
     } else {
         tx->stats.confirms += scanned;
-        rc = run_op(tx, r, e->op, v, tval, &run);
+        rc = run_op(tx, e->c, e->op, v, tval, &run);
     }
     if (rc != 1)
         return 0;
     e->matched = 1;
-    on_match(tx, r, v, tval, &run, e->is_last);
+    on_match(tx, e->c->r, v, tval, &run, e->is_last);
     return tx->intercepted;
 }
 
@@ -593,7 +594,7 @@ static int gate_may_hit(bw_tx_t *tx, const bw_crule_t *c, bw_src_state_t *S)
     int node;
     bw_src_bytes(tx, S);
     bw_src_tv(tx, S, c->node);
-    if (!c->r->multi_match)
+    if (!(c->flags & BW_CR_MULTI))
         return has_gate_byte(c->gate, c->node < 0 ? &S->all : bw_src_tall(S, c->node));
     if (has_gate_byte(c->gate, &S->all))
         return 1;
@@ -624,7 +625,7 @@ static int source_values(bw_tx_t *tx, ev_t *e, const bw_target_t *t, int ti)
     if ((c->flags & BW_CR_SCAN) && ts->bit >= 0) {
         const bw_hits_t *h = bw_src_scan(tx, S, c->tsrc[ti]);
         int nw = h->nwords, w = ts->bit / 64, exact = ts->exact && !h->inexact;
-        if (c->r->multi_match)
+        if (c->flags & BW_CR_MULTI)
             return multi_values(tx, e, t, ts, S, h);
         if (!(h->any[(size_t)ts->slot * (size_t)nw + (size_t)w] & ((uint64_t)1 << (ts->bit % 64))))
             return 0;
@@ -667,9 +668,9 @@ static int source_values(bw_tx_t *tx, ev_t *e, const bw_target_t *t, int ti)
     /* an operator gate: no value has one of its bytes, or this one has not */
     if (c->gate_kind && !gate_may_hit(tx, c, S))
         return 0;
-    ps = !c->gate_kind || c->r->multi_match ? NULL : c->node < 0 ? S->present
-                                                                 : bw_src_tps(S, c->node);
-    tv = c->r->multi_match ? S->raw : bw_src_tv(tx, S, c->node);
+    ps = !c->gate_kind || (c->flags & BW_CR_MULTI) ? NULL : c->node < 0 ? S->present
+                                                                       : bw_src_tps(S, c->node);
+    tv = c->flags & BW_CR_MULTI ? S->raw : bw_src_tv(tx, S, c->node);
     for (i = 0; i < S->n; i++) {
         if (ps && !has_gate_byte(c->gate, &ps[i]))
             continue;
@@ -687,10 +688,10 @@ static int source_values(bw_tx_t *tx, ev_t *e, const bw_target_t *t, int ti)
  * matches runs actions (a setvar must not change what this link sees). */
 static void collect_other(bw_tx_t *tx, const bw_crule_t *c, int *start)
 {
-    const bw_target_t *t = (const bw_target_t *)c->r->targets->elts;
+    const bw_target_t *t = c->targets;
     int i;
     tx->vals->nelts = 0;
-    for (i = 0; i < c->r->targets->nelts; i++) {
+    for (i = 0; i < c->nt; i++) {
         start[i] = tx->vals->nelts;
         if (!t[i].is_exclusion && c->tsrc[i] < 0)
             bw_target_values(tx, &t[i], tx->vals);
@@ -701,8 +702,8 @@ static void collect_other(bw_tx_t *tx, const bw_crule_t *c, int *start)
 static void eval_targets(bw_tx_t *tx, ev_t *e)
 {
     const bw_crule_t *c = e->c;
-    const bw_target_t *t = (const bw_target_t *)c->r->targets->elts;
-    int nt = c->r->targets->nelts, i, j, small[17], *start = NULL;
+    const bw_target_t *t = c->targets;
+    int nt = c->nt, i, j, small[17], *start = NULL;
     int scan_skip = (c->flags & BW_CR_SCAN) || c->gate_kind;
     bw_varval_t *vals;
     /* only targets without a source read start */
@@ -713,7 +714,7 @@ static void eval_targets(bw_tx_t *tx, ev_t *e)
     /* tx->vals is scratch every link reuses; nothing below refills it */
     vals = (bw_varval_t *)tx->vals->elts;
     for (i = 0; i < nt && !tx->intercepted; i++) {
-        if (t[i].is_exclusion)
+        if ((c->flags & BW_CR_EXCL) && t[i].is_exclusion)
             continue;
         if (c->tsrc[i] >= 0) {
             if ((!(c->flags & BW_CR_SCAN) || c->tscan[i].bit < 0) && !c->gate_kind)
@@ -725,7 +726,7 @@ static void eval_targets(bw_tx_t *tx, ev_t *e)
         scan_skip = 0;
         e->S = NULL;
         for (j = start[i]; j < start[i + 1]; j++) {
-            bw_str_t tv = c->r->multi_match ? vals[j].value
+            bw_str_t tv = c->flags & BW_CR_MULTI ? vals[j].value
                                             : bw_tfn_apply_node(tx, c->node, vals[j].value);
             if (try_value(tx, e, &vals[j], tv, 0, 0))
                 break;
@@ -743,7 +744,7 @@ static int eval_link(bw_tx_t *tx, const bw_crule_t *c, int is_last)
     memset(&e, 0, sizeof(e));
     e.c = c;
     e.is_last = is_last;
-    e.op = runtime_op(tx, r, &err);
+    e.op = runtime_op(tx, c, &err);
     if (!e.op) {
         bw_tx_log_message(tx, 0, "Rule %s [file \"%s\"] [line \"%d\"]: @%s: %s",
                           r->chain_head->id_str ? r->chain_head->id_str : "-", r->file, r->line,
@@ -755,7 +756,7 @@ static int eval_link(bw_tx_t *tx, const bw_crule_t *c, int is_last)
      * link runs; its own are added to them when it is done, as
      * mod_security2 2.9.7 keeps every link's (run_chain empties them) */
     tx->cur_matched->nelts = 0;
-    if (r->kind == BW_RULE_SECACTION) {
+    if (c->flags & BW_CR_ACTION) {
         bw_varval_t single;
         memset(&single, 0, sizeof(single));
         try_value(tx, &e, &single, single.value, 0, 0);
@@ -857,7 +858,7 @@ static int __attribute__((noinline)) timed_chain(bw_tx_t *tx, const bw_code_t *c
                                                  const bw_tx_mphase_t *mp)
 {
     uint64_t t0 = mono_ns();
-    int rc = run_chain(tx, code->slots[i].cr);
+    int rc = run_chain(tx, (const bw_crule_t *)(tx->prog->links + code->steps[i].link));
     count_time(mp->ctr, mp->idx, i, mono_ns() - t0);
     return rc;
 }
@@ -873,6 +874,7 @@ static inline __attribute__((always_inline)) int
 steps(bw_tx_t *tx, int phase, int i, const bw_tx_mphase_t *mp, uint64_t *reached, const int how)
 {
     const bw_code_t *code = &tx->prog->code[phase];
+    const char *const links = tx->prog->links;
     const uint32_t *idx = mp->idx;
     const int on = how != COUNT_OFF, timed = on && mp->timed;
     /* uncounted, mp->ctr is NULL: not even its members' addresses are taken */
@@ -888,6 +890,7 @@ steps(bw_tx_t *tx, int phase, int i, const bw_tx_mphase_t *mp, uint64_t *reached
     } while (0)
     while (i < code->n) {
         const bw_step_t *st = &code->steps[i];
+        const bw_crule_t *cr;
         int rc;
         /* a DEAD slot is never reached; were it, running it is what the
          * unfolded program does. Folded slots count as the evaluations
@@ -905,7 +908,8 @@ steps(bw_tx_t *tx, int phase, int i, const bw_tx_mphase_t *mp, uint64_t *reached
             i = st->next;
             continue;
         }
-        if (tx->removals->nelts && bw_tx_rule_removed(tx, code->slots[i].cr->r)) {
+        cr = (const bw_crule_t *)(links + st->link);
+        if (tx->removals->nelts && bw_tx_rule_removed(tx, cr->r)) {
             i++;
             continue;
         }
@@ -923,7 +927,7 @@ steps(bw_tx_t *tx, int phase, int i, const bw_tx_mphase_t *mp, uint64_t *reached
             i++;
             continue;
         }
-        rc = timed ? timed_chain(tx, code, i, mp) : run_chain(tx, code->slots[i].cr);
+        rc = timed ? timed_chain(tx, code, i, mp) : run_chain(tx, cr);
         tx->cur_rule = NULL;
         if (on) {
             COUNT(rc == 1);
