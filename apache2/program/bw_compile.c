@@ -20,6 +20,8 @@
 
 /* bw_crule_t.excl_vars has a bit for every variable id */
 _Static_assert(BW_V__COUNT <= 256, "excl_vars holds 256 variable ids");
+/* a bw_apply_t entry fits one cache line (build_steps) */
+_Static_assert(sizeof(bw_apply_t) <= 64, "bw_apply_t fits one line");
 
 typedef bw_cc_t cc_t;
 
@@ -492,11 +494,42 @@ static void tfn_peers(bw_program_t *prog)
 }
 
 /* The steps of every phase (bw_prog.h), from the final slots. */
+static int same_str(bw_str_t a, bw_str_t b)
+{
+    return a.len == b.len && (a.data == b.data || !memcmp(a.data, b.data, a.len));
+}
+
+/* Slot s's entry in the phase's APPLY table (appended unless an equal one
+ * is there: same TX changes, same MATCHED_VAR). */
+static uint32_t apply_entry(apr_array_header_t *tab, const bw_slot_t *s)
+{
+    bw_apply_t e;
+    int i;
+    memset(&e, 0, sizeof(e));
+    e.fx = s->nfx ? s->fx : NULL;
+    e.nfx = s->nfx;
+    e.replay_mv = s->replay_mv != 0;
+    if (e.replay_mv) {
+        e.has_mv = s->has_mv != 0;
+        e.mv = s->mv;
+    }
+    for (i = 0; i < tab->nelts; i++) {
+        const bw_apply_t *o = &((const bw_apply_t *)tab->elts)[i];
+        if (o->fx == e.fx && o->nfx == e.nfx && o->replay_mv == e.replay_mv
+            && o->has_mv == e.has_mv && o->mv.var == e.mv.var && o->mv.is_count == e.mv.is_count
+            && same_str(o->mv.key, e.mv.key) && same_str(o->mv.value, e.mv.value))
+            return (uint32_t)i;
+    }
+    *(bw_apply_t *)apr_array_push(tab) = e;
+    return (uint32_t)(tab->nelts - 1);
+}
+
 static void build_steps(bw_program_t *prog)
 {
     int ph, i, k, nskips;
     for (ph = 1; ph <= BW_PHASES; ph++) {
         bw_code_t *code = &prog->code[ph];
+        apr_array_header_t *applies = apr_array_make(prog->pool, 8, sizeof(bw_apply_t));
         code->steps = apr_pcalloc(prog->pool, sizeof(bw_step_t) * (size_t)(code->n + 1));
         for (i = nskips = 0; i < code->n; i++)
             nskips += code->slots[i].nskip;
@@ -506,7 +539,9 @@ static void build_steps(bw_program_t *prog)
             bw_step_t *st = &code->steps[i];
             st->kind = (uint8_t)s->kind;
             st->next = s->kind == BW_SLOT_RUN || s->kind == BW_SLOT_DEAD ? s->next_on_match : s->next;
-            if (s->cr)
+            if (s->kind == BW_SLOT_APPLY)
+                st->link = apply_entry(applies, s);
+            else if (s->cr)
                 st->link = (uint32_t)((const char *)s->cr - prog->links);
             if (s->nskip <= 0 || s->nskip > 65535)
                 continue;
@@ -520,6 +555,11 @@ static void build_steps(bw_program_t *prog)
                 sk->off = (uint32_t)(f->slot * pl->nwords + f->word);
                 sk->mask = f->mask;
             }
+        }
+        {   /* on lines of their own: an entry is one line */
+            size_t n = sizeof(bw_apply_t) * (size_t)(applies->nelts + 1);
+            void *at = (void *)(((uintptr_t)apr_palloc(prog->pool, n + 63) + 63) & ~(uintptr_t)63);
+            code->applies = memcpy(at, applies->elts, sizeof(bw_apply_t) * (size_t)applies->nelts);
         }
     }
 }

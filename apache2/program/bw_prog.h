@@ -201,19 +201,37 @@ typedef struct bw_slot_s {
     bw_varval_t mv;
 } bw_slot_t;
 
-/* An APPLY slot's TX changes, in order, into c (the program's strings are
- * kept as they are: they outlive every transaction). */
-static inline void bw_slot_apply_fx(apr_pool_t *p, bw_coll_t *c, const bw_slot_t *s)
+/* TX changes of a folded slot (nfx of them), in order, into c (the
+ * program's strings are kept as they are: they outlive every
+ * transaction). */
+static inline void bw_fold_fx_apply(apr_pool_t *p, bw_coll_t *c, const bw_fold_fx_t *fx, int nfx)
 {
     int k;
-    for (k = 0; k < s->nfx; k++) {
-        if (s->fx[k].unset)
-            bw_coll_remove(c, &s->fx[k].key);
+    for (k = 0; k < nfx; k++) {
+        if (fx[k].unset)
+            bw_coll_remove(c, &fx[k].key);
         else
-            bw_coll_put(p, c, &s->fx[k].key, s->fx[k].value,
-                        BW_COLL_KEEP_NAME | BW_COLL_KEEP_VALUE);
+            bw_coll_put(p, c, &fx[k].key, fx[k].value, BW_COLL_KEEP_NAME | BW_COLL_KEEP_VALUE);
     }
 }
+
+/* An APPLY slot's TX changes, in order, into c. */
+static inline void bw_slot_apply_fx(apr_pool_t *p, bw_coll_t *c, const bw_slot_t *s)
+{
+    bw_fold_fx_apply(p, c, s->fx, s->nfx);
+}
+
+/* What the executor reads of an APPLY slot, one line; equal ones are one
+ * entry (bw_compile.c, build_steps): CRS's paranoia-level gates, which
+ * match below their level, change nothing and leave one of a few
+ * MATCHED_VARs, so a phase's gates share a few entries. */
+typedef struct bw_apply_s {
+    const bw_fold_fx_t *fx;
+    int nfx;
+    uint8_t replay_mv;
+    uint8_t has_mv;
+    bw_varval_t mv;
+} bw_apply_t;
 
 /* The executor's walk of a phase: one small entry per slot (built last,
  * bw_compile.c), so that passing the rules the folding decided or the scan
@@ -231,8 +249,9 @@ typedef struct bw_step_s {
     uint16_t nskip;              /* RUN: how many skip refs, at skips[skip] */
     uint32_t skip;
     int32_t next;                /* NOP, APPLY: the slot's next; RUN: its next_on_match */
-    uint32_t link;               /* RUN: the slot's chain, at prog->links + link (not
-                                  * read from the slot: one line fewer per rule run) */
+    uint32_t link;               /* RUN: the slot's chain, at prog->links + link;
+                                  * APPLY: its entry in applies (neither reads the
+                                  * slot: one line fewer per step passed) */
 } bw_step_t;
 
 typedef struct bw_code_s {
@@ -240,6 +259,7 @@ typedef struct bw_code_s {
     bw_slot_t *slots;
     bw_step_t *steps;            /* n + 1 entries */
     bw_skip_t *skips;            /* the steps' skip refs, in slot order */
+    const bw_apply_t *applies;   /* the APPLY steps' entries, equal ones shared */
 } bw_code_t;
 
 typedef struct bw_cc_s bw_cc_t;

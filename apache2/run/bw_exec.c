@@ -785,10 +785,10 @@ static int run_chain(bw_tx_t *tx, const bw_crule_t *starter)
 /* A folded slot that matches: its TX changes, computed at start-up
  * (unless TX holds them already: imaged), and MATCHED_VAR as the match
  * would have left it. */
-static void apply_slot(bw_tx_t *tx, const bw_slot_t *s, int imaged)
+static void apply_slot(bw_tx_t *tx, const bw_apply_t *s, int imaged)
 {
     if (!imaged)
-        bw_slot_apply_fx(tx->pool, tx->tx_coll, s);
+        bw_fold_fx_apply(tx->pool, tx->tx_coll, s->fx, s->nfx);
     if (s->replay_mv) {
         tx->matched_var = s->mv;
         tx->has_matched_var = s->has_mv;
@@ -806,8 +806,8 @@ static int phase1_start(bw_tx_t *tx)
     bw_coll_load_image(tx->pool, tx->tx_coll, prog->tx_image);
     tx->img_end = prog->image_end;
     if (prog->start_mv)
-        apply_slot(tx, &(bw_slot_t){ .replay_mv = 1, .has_mv = prog->start_mv->has_mv,
-                                     .mv = prog->start_mv->mv }, 0);
+        apply_slot(tx, &(bw_apply_t){ .replay_mv = 1, .has_mv = prog->start_mv->has_mv != 0,
+                                      .mv = prog->start_mv->mv }, 0);
     return prog->phase1_start;
 }
 
@@ -904,7 +904,7 @@ steps(bw_tx_t *tx, int phase, int i, const bw_tx_mphase_t *mp, uint64_t *reached
         if (st->kind == BW_SLOT_APPLY) {
             if (on)
                 COUNT(1);
-            apply_slot(tx, &code->slots[i], i < tx->img_end);
+            apply_slot(tx, &code->applies[st->link], i < tx->img_end);
             i = st->next;
             continue;
         }
