@@ -471,6 +471,45 @@ static void local_nodes(bw_program_t *prog)
     }
 }
 
+/* Per source, its slots as the scan reads them (bw_sslot_t), after
+ * local_nodes; the gates of all sources deduplicated into prog->gates
+ * (gate 0 is the empty one). */
+static void packed_slots(bw_program_t *prog)
+{
+    apr_array_header_t *gates = apr_array_make(prog->pool, 64, 4 * sizeof(uint64_t));
+    apr_hash_t *seen = apr_hash_make(prog->pool);
+    int k, j, m;
+    memset(apr_array_push(gates), 0, 4 * sizeof(uint64_t));
+    apr_hash_set(seen, gates->elts, 4 * sizeof(uint64_t), (void *)(intptr_t)1);
+    prog->src_sslots = apr_pcalloc(prog->pool, sizeof(bw_sslot_t *) * (size_t)(prog->nsrc + 1));
+    for (k = 0; k < prog->nsrc; k++) {
+        const int *nodes;
+        bw_sslot_t *ss;
+        if (prog->src_plan[k] < 0)
+            continue;
+        nodes = prog->plan_nodes[prog->src_plan[k]];
+        ss = apr_pcalloc(prog->pool, sizeof(*ss) * (size_t)(prog->src_nslots[k] + 1));
+        for (j = 0; j < prog->src_nslots[k]; j++) {
+            int s = prog->src_slots[k][j];
+            ss[j].slot = s;
+            ss[j].local = nodes[s] < 0 ? -1 : prog->src_local[k][nodes[s]];
+            ss[j].need = prog->src_slot_need[k][s];
+            for (m = 0; m < BW_PM_NGATES; m++) {
+                const uint64_t *g = &prog->src_slot_gate[k][BW_SLOT_GATE(s, m)];
+                intptr_t at = (intptr_t)apr_hash_get(seen, g, 4 * sizeof(uint64_t));
+                if (!at) {
+                    memcpy(apr_array_push(gates), g, 4 * sizeof(uint64_t));
+                    at = gates->nelts;
+                    apr_hash_set(seen, g, 4 * sizeof(uint64_t), (void *)at);
+                }
+                ss[j].gate[m] = (uint32_t)(at - 1);
+            }
+        }
+        prog->src_sslots[k] = ss;
+    }
+    prog->gates = (const uint64_t *)gates->elts;
+}
+
 /* Per node, the other nodes with its transformation (bw_prog.h), in a
  * list of their number. */
 static void tfn_peers(bw_program_t *prog)
@@ -597,6 +636,7 @@ void bw_program_link_scan(bw_program_t *prog)
     link_skips(prog);
     publish(cc);
     local_nodes(prog);
+    packed_slots(prog);
     tfn_peers(prog);
     build_steps(prog);
 }

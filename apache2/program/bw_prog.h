@@ -138,6 +138,15 @@ struct bw_crule_s {
                                   * !targets name, a bit each */
 };
 
+/* A slot a source's scan needs (bw_program_t.src_sslots): what the
+ * scan's grouping reads of it, in one entry, the gates shared. */
+typedef struct bw_sslot_s {
+    int slot;                    /* in the source's plan */
+    int local;                   /* the source's number of its chain node (-1: raw) */
+    unsigned need;               /* 1 << BW_PM_… */
+    uint32_t gate[BW_PM_NGATES]; /* per gated matcher it needs: gates + 4 * gate[m] */
+} bw_sslot_t;
+
 /* A chain node as a source's scan computes it: its number in the program
  * and the source's own numbers of it and of its parent (-1: the raw
  * values), and its transformation. */
@@ -307,6 +316,11 @@ struct bw_program_s {
      * classes of those the bytes decide. */
     unsigned char **src_slot_need;
     uint64_t **src_slot_gate;
+    /* the same, as the scan reads it: per source, its src_nslots slots in
+     * order, each with its need, the source's number of its chain node and
+     * its gates as indices into gates (4 words each, equal ones shared) */
+    const struct bw_sslot_s **src_sslots;
+    const uint64_t *gates;
     int **src_slots;                 /* per source: the slots it needs (need != 0) */
     int *src_nslots;
     uint64_t **src_want;             /* per source: the plan's bits its rules read

@@ -359,20 +359,21 @@ typedef struct {
     unsigned needs;         /* 1 << BW_PM_… of any group */
 } scan_t;
 
-/* Group the slots the source needs (need[s] != 0) by the array their
+/* Group the slots the source needs (ss, nsl of them) by the array their
  * chain made; returns the number of groups, with group_of[s] the group of
  * slot s (-1: not needed). */
-static int group_slots(bw_tx_t *tx, const bw_plan_t *pl, const int *slots, int nsl,
-                       const unsigned char *need, const uint64_t *gate,
-                       const bw_str_t *const *tv, sgroup_t *g, int *group_of)
+static int group_slots(bw_tx_t *tx, const bw_plan_t *pl, const bw_sslot_t *ss, int nsl,
+                       const uint64_t *gates, const bw_str_t *const *tv, sgroup_t *g,
+                       int *group_of)
 {
     int nw = pl->nwords, ng = 0, s, k, j, m;
     unsigned todo;
     for (j = 0; j < pl->nslots; j++)
         group_of[j] = -1;
     for (j = 0; j < nsl; j++) {
+        const bw_sslot_t *e = &ss[j];
         int b;
-        s = slots[j];
+        s = e->slot;
         b = pl->trigger_base + s;
         for (k = 0; k < ng; k++)
             if (tv[g[k].rep] == tv[s])
@@ -383,12 +384,12 @@ static int group_slots(bw_tx_t *tx, const bw_plan_t *pl, const int *slots, int n
             ng++;
         }
         group_of[s] = k;
-        g[k].need |= need[s];
-        for (todo = need[s] & BW_PM_GATES; todo; todo &= todo - 1) {
+        g[k].need |= e->need;
+        for (todo = e->need & BW_PM_GATES; todo; todo &= todo - 1) {
             const uint64_t *sg;
             uint64_t *gg;
             m = __builtin_ctz(todo);
-            sg = &gate[BW_SLOT_GATE(s, m)];
+            sg = gates + 4 * (size_t)e->gate[m];
             gg = g[k].gate[m];
             /* spelt out: as a loop it was not unrolled */
             gg[0] |= sg[0];
@@ -396,7 +397,7 @@ static int group_slots(bw_tx_t *tx, const bw_plan_t *pl, const int *slots, int n
             gg[2] |= sg[2];
             gg[3] |= sg[3];
         }
-        if (need[s] & (1u << BW_PM_TRIGGERED)) {
+        if (e->need & (1u << BW_PM_TRIGGERED)) {
             if (!g[k].tmask) {
                 g[k].tmask = take(tx, sizeof(uint64_t) * (size_t)nw);
                 memset(g[k].tmask, 0, sizeof(uint64_t) * (size_t)nw);
@@ -576,9 +577,7 @@ const bw_hits_t *bw_src_scan(bw_tx_t *tx, bw_src_state_t *S, int k)
 {
     int pi = tx->prog->src_plan[k];
     const bw_plan_t *pl = ((const bw_plan_t **)tx->prog->plans->elts)[pi];
-    const int *nodes = tx->prog->plan_nodes[pi];
-    const unsigned char *need = tx->prog->src_slot_need[k];
-    const int *slots = tx->prog->src_slots[k];
+    const bw_sslot_t *ss = tx->prog->src_sslots[k];
     int nsl = tx->prog->src_nslots[k], ns = pl->nslots, nw = pl->nwords, n = S->n, s, q, w, j;
     int first, chunk;
     const bw_str_t **tv;
@@ -609,11 +608,12 @@ const bw_hits_t *bw_src_scan(bw_tx_t *tx, bw_src_state_t *S, int k)
      * sources that have more) */
     tv_nodes(tx, S, tx->prog->src_scan_nodes[k]);
     for (j = 0; j < nsl; j++) {
-        s = slots[j];
+        int l = ss[j].local;
+        s = ss[j].slot;
         /* bw_src_tv's read without its checks (1.4 K instructions a GET):
          * tv_nodes made every node a slot needs */
-        tv[s] = nodes[s] < 0 ? S->raw : S->tv[S->local[nodes[s]]];
-        tps[s] = nodes[s] < 0 ? S->present : bw_src_tps(S, nodes[s]);
+        tv[s] = l < 0 ? S->raw : S->tv[l];
+        tps[s] = l < 0 ? S->present : S->tps[l];
     }
     /* what the rules read, kept: one zeroed block (the hits, the slots'
      * unions, the rows; group_slots sets every slot's group) */
@@ -631,8 +631,8 @@ const bw_hits_t *bw_src_scan(bw_tx_t *tx, bw_src_state_t *S, int k)
     sc.pl = pl;
     sc.nw = nw;
     sc.g = g;
-    sc.ng = group_slots(tx, pl, slots, nsl, need, tx->prog->src_slot_gate[k],
-                        (const bw_str_t *const *)tv, g, group_of);
+    sc.ng = group_slots(tx, pl, ss, nsl, tx->prog->gates, (const bw_str_t *const *)tv, g,
+                        group_of);
     for (q = 0; q < sc.ng; q++)
         sc.needs |= g[q].need;
     sc.all_triggers = pl->all_triggers;
@@ -664,8 +664,8 @@ const bw_hits_t *bw_src_scan(bw_tx_t *tx, bw_src_state_t *S, int k)
      * sources hit nothing, and h->any is zero already) */
     if (sc.gany || pl->any_all)
         for (j = 0; j < nsl; j++) {
-            uint64_t *any = h->any + (size_t)slots[j] * (size_t)nw;
-            const uint64_t *ga = sc.gany ? sc.gany + (size_t)group_of[slots[j]] * (size_t)nw : NULL;
+            uint64_t *any = h->any + (size_t)ss[j].slot * (size_t)nw;
+            const uint64_t *ga = sc.gany ? sc.gany + (size_t)group_of[ss[j].slot] * (size_t)nw : NULL;
             for (w = 0; w < nw; w++)
                 any[w] = (ga ? ga[w] : 0) | pl->all[w];
         }
