@@ -72,6 +72,15 @@ int bw_matcher_byte_patterns(const bw_matcher_t *m);
  * to be read for it (the class; none for a universal regex, whose bit is
  * always set). */
 int bw_matcher_regex_decided(apr_pool_t *pool, const char *re, size_t len, uint64_t gate[4]);
+/* Is regex re a small finite set of whole values ("^(?:GET|HEAD)$",
+ * @streq), which a comparison decides in a matcher that compares sets?
+ * gate: the bytes one of which each of its strings starts with. */
+int bw_matcher_regex_set(apr_pool_t *pool, const char *re, size_t len, uint64_t gate[4]);
+/* Regexes added to m from now on that are such sets are compared with
+ * each value, not scanned: where a value is read anyway and would
+ * otherwise cost a scan of its own (a source of one value), not where
+ * many values share one scan. */
+void bw_matcher_compare_sets(bw_matcher_t *m);
 int bw_matcher_words(const bw_matcher_t *m);      /* uint64_t words per bit vector */
 const uint64_t *bw_matcher_exact(const bw_matcher_t *m);
 const uint64_t *bw_matcher_always(const bw_matcher_t *m);

@@ -156,19 +156,54 @@ static int universal(bw_str_t re)
 /* The traits add() gives regex text: its anchors, universal, a pattern
  * its bytes decide (with the bytes of its class and n). */
 static unsigned regex_traits(apr_pool_t *pool, bw_str_t text, uint64_t bytes[4], int *min,
-                             size_t *jlen)
+                             size_t *jlen, const mx_set_t **set)
 {
     unsigned t = walk_anchors(text, NULL, jlen) | (universal(text) ? MX_T_UNIVERSAL : 0);
+    if (set)
+        *set = NULL;
     if (!t)
         t = mx_decided_shape(pool, text, bytes, min);
+    else if (set && (t & MX_T_LINE) && !(t & MX_T_UNIVERSAL) && (*set = mx_set_shape(pool, text)))
+        t = MX_T_SET;   /* compared whole: no anchor is left to a scan */
     return t;
+}
+
+/* The bytes one of which every string of st starts with. */
+static void set_gate(const mx_set_t *st, uint64_t gate[4])
+{
+    int i;
+    memset(gate, 0, sizeof(uint64_t) * 4);
+    for (i = 0; i < st->n; i++) {
+        int c = (unsigned char)st->v[i].data[0];
+        gate[c / 64] |= (uint64_t)1 << (c % 64);
+        if (st->nocase && (c | 0x20) >= 'a' && (c | 0x20) <= 'z') {
+            c ^= 0x20;
+            gate[c / 64] |= (uint64_t)1 << (c % 64);
+        }
+    }
+}
+
+int bw_matcher_regex_set(apr_pool_t *pool, const char *re, size_t len, uint64_t gate[4])
+{
+    size_t n = 0;
+    int min = 0;
+    const mx_set_t *st = NULL;
+    if (regex_traits(pool, bw_str_n(re, len), gate, &min, &n, &st) != MX_T_SET)
+        return 0;
+    set_gate(st, gate);
+    return 1;
+}
+
+void bw_matcher_compare_sets(bw_matcher_t *m)
+{
+    m->compare_sets = 1;
 }
 
 int bw_matcher_regex_decided(apr_pool_t *pool, const char *re, size_t len, uint64_t gate[4])
 {
     size_t n = 0;
     int min = 0;
-    unsigned t = regex_traits(pool, bw_str_n(re, len), gate, &min, &n);
+    unsigned t = regex_traits(pool, bw_str_n(re, len), gate, &min, &n, NULL);
     if (!(t & MX_T_BY_BYTES))   /* universal (always set), or not decided */
         memset(gate, 0, sizeof(uint64_t) * 4);
     return (t & MX_T_DECIDED) != 0;
@@ -191,7 +226,8 @@ static void add(bw_matcher_t *m, int kind, int bit, bw_str_t text, int nocase)
     p->jtext = p->text;
     if (kind == MX_REGEX) {
         size_t n = 0;
-        p->traits = regex_traits(m->pool, p->text, p->bytes, &p->min, &n);
+        p->traits = regex_traits(m->pool, p->text, p->bytes, &p->min, &n,
+                                 m->compare_sets ? &p->set : NULL);
         if (p->traits & MX_T_LINE) {
             char *j = apr_palloc(m->pool, n + 1);
             walk_anchors(p->text, j, &n);

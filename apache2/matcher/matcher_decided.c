@@ -1,6 +1,7 @@
 /*
  * Regexes a value's bytes decide, without a database scan (MX_T_BYTES,
- * MX_T_COUNT, MX_T_RUN), for both matcher implementations:
+ * MX_T_COUNT, MX_T_RUN), and small sets of whole values a comparison
+ * decides (MX_T_SET, below), for both matcher implementations:
  *   byte   one atom matching one byte (".", "\w", "[^;]"): the value has
  *          one of its bytes (921170's "." on every argument name, CRS PL3);
  *   count  at least n bytes of a class, anything else between them:
@@ -375,6 +376,453 @@ unsigned mx_decided_shape(apr_pool_t *pool, bw_str_t re, uint64_t bytes[4], int 
     return t;
 }
 
+/* ---- finite sets ------------------------------------------------------------ */
+
+/* Anchored at both ends, with nothing but literal bytes, small classes,
+ * groups, alternatives and "?" between ("^(?:GET|HEAD)$", 905110's
+ * "^(?:GET /|OPTIONS \*) HTTP/[12]\.[01]$", @streq's "^\x47\x45\x54\z"),
+ * a regex matches the strings of a finite set, the whole value: a
+ * comparison decides it. $ is the end only (bw_regex_compile's
+ * DOLLAR_ENDONLY, as mod_security2 compiles @rx). The set is read from
+ * the text; PCRE2 then has to agree on every string of it and on strings
+ * next to each (a byte dropped, added, changed or its case flipped), or
+ * the regex is scanned as before. */
+
+#define MX_SET_MAX 32        /* most strings a set pattern stands for */
+#define MX_SET_MAX_LEN 64    /* longest of them */
+#define MX_SET_MAX_CLASS 16  /* most bytes of a class in one */
+
+typedef struct {
+    apr_pool_t *pool;
+    const char *s;
+    size_t n, at;
+} sp_t;
+
+typedef struct {
+    int n;
+    bw_str_t v[MX_SET_MAX];
+} lang_t;
+
+static int hexval(int c)
+{
+    return c >= '0' && c <= '9' ? c - '0' : (c | 0x20) >= 'a' && (c | 0x20) <= 'f' ? (c | 0x20) - 'a' + 10 : -1;
+}
+
+static int is_alnum(int c)
+{
+    return (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z');
+}
+
+/* One escaped byte at sp->at (past the backslash) into *c; a class (\d)
+ * into set. 0 for anything else (\w, \s, \b, back references, \Q…). */
+static int escape_byte(sp_t *sp, int *c, uint64_t set[4])
+{
+    int d = (unsigned char)sp->s[sp->at], k;
+    *c = -1;
+    if (!is_alnum(d)) {   /* an escaped punctuation byte is that byte */
+        *c = d;
+        sp->at++;
+        return 1;
+    }
+    switch (d) {
+    case 'x':   /* two hex digits (\x{…} is not taken) */
+        if (sp->at + 2 >= sp->n || hexval(sp->s[sp->at + 1]) < 0 || hexval(sp->s[sp->at + 2]) < 0)
+            return 0;
+        *c = hexval(sp->s[sp->at + 1]) * 16 + hexval(sp->s[sp->at + 2]);
+        sp->at += 3;
+        return 1;
+    case 't': *c = '\t'; break;
+    case 'n': *c = '\n'; break;
+    case 'r': *c = '\r'; break;
+    case 'f': *c = '\f'; break;
+    case 'd':
+        for (k = '0'; k <= '9'; k++)
+            set[k / 64] |= (uint64_t)1 << (k % 64);
+        break;
+    default:
+        return 0;
+    }
+    sp->at++;
+    return 1;
+}
+
+static int lang_add(lang_t *l, bw_str_t v)
+{
+    int i;
+    for (i = 0; i < l->n; i++)
+        if (l->v[i].len == v.len && !memcmp(l->v[i].data, v.data, v.len))
+            return 1;
+    if (l->n == MX_SET_MAX || v.len > MX_SET_MAX_LEN)
+        return 0;
+    l->v[l->n++] = v;
+    return 1;
+}
+
+/* a := a followed by b */
+static int lang_cat(sp_t *sp, lang_t *a, const lang_t *b)
+{
+    lang_t r;
+    int i, j;
+    if (a->n * b->n > MX_SET_MAX)
+        return 0;
+    r.n = 0;
+    for (i = 0; i < a->n; i++)
+        for (j = 0; j < b->n; j++) {
+            size_t len = a->v[i].len + b->v[j].len;
+            char *c;
+            if (len > MX_SET_MAX_LEN)
+                return 0;
+            c = apr_palloc(sp->pool, len + 1);
+            memcpy(c, a->v[i].data, a->v[i].len);
+            memcpy(c + a->v[i].len, b->v[j].data, b->v[j].len);
+            if (!lang_add(&r, bw_str_n(c, len)))
+                return 0;
+        }
+    *a = r;
+    return 1;
+}
+
+static int set_alt(sp_t *sp, lang_t *out);
+
+/* A class "[…]" at sp->at (past the '['): its bytes into l. */
+static int set_class(sp_t *sp, lang_t *l)
+{
+    uint64_t set[4] = { 0, 0, 0, 0 };
+    int first = 1, prev = -1, c, k, count = 0;
+    if (sp->at < sp->n && sp->s[sp->at] == '^')
+        return 0;
+    for (;;) {
+        if (sp->at >= sp->n)
+            return 0;
+        c = (unsigned char)sp->s[sp->at];
+        if (c == ']' && !first) {
+            sp->at++;
+            break;
+        }
+        first = 0;
+        if (c == '[')   /* a POSIX class, or a bracket PCRE2 reads as one */
+            return 0;
+        if (c == '-' && prev >= 0 && sp->at + 1 < sp->n && sp->s[sp->at + 1] != ']') {
+            int hi;
+            sp->at++;
+            hi = (unsigned char)sp->s[sp->at];
+            if (hi == '[')
+                return 0;
+            if (hi == '\\') {
+                sp->at++;
+                if (sp->at >= sp->n || !escape_byte(sp, &hi, set) || hi < 0)
+                    return 0;
+            } else {
+                sp->at++;
+            }
+            if (hi < prev)
+                return 0;
+            for (k = prev; k <= hi; k++)
+                set[k / 64] |= (uint64_t)1 << (k % 64);
+            prev = -1;
+            continue;
+        }
+        if (c == '\\') {
+            sp->at++;
+            if (sp->at >= sp->n || !escape_byte(sp, &c, set))
+                return 0;
+        } else {
+            sp->at++;
+        }
+        if (c >= 0)
+            set[c / 64] |= (uint64_t)1 << (c % 64);
+        prev = c;
+    }
+    l->n = 0;
+    for (k = 0; k < 256; k++)
+        if ((set[k / 64] >> (k % 64)) & 1) {
+            char *b = apr_palloc(sp->pool, 1);
+            *b = (char)k;
+            if (++count > MX_SET_MAX_CLASS || !lang_add(l, bw_str_n(b, 1)))
+                return 0;
+        }
+    return l->n > 0;
+}
+
+/* One atom at sp->at into l. */
+static int set_atom(sp_t *sp, lang_t *l)
+{
+    int c = (unsigned char)sp->s[sp->at];
+    uint64_t set[4] = { 0, 0, 0, 0 };
+    char *b;
+    switch (c) {
+    case '(':
+        sp->at++;
+        if (sp->at < sp->n && sp->s[sp->at] == '?') {
+            if (sp->at + 1 >= sp->n || sp->s[sp->at + 1] != ':')
+                return 0;   /* options, look-arounds, atomic groups, names */
+            sp->at += 2;
+        }
+        if (!set_alt(sp, l) || sp->at >= sp->n || sp->s[sp->at] != ')')
+            return 0;
+        sp->at++;
+        return 1;
+    case '[':
+        sp->at++;
+        return set_class(sp, l);
+    case '\\':
+        sp->at++;
+        if (sp->at >= sp->n || !escape_byte(sp, &c, set))
+            return 0;
+        if (c < 0) {   /* \d */
+            int k;
+            l->n = 0;
+            for (k = 0; k < 256; k++)
+                if ((set[k / 64] >> (k % 64)) & 1) {
+                    b = apr_palloc(sp->pool, 1);
+                    *b = (char)k;
+                    if (!lang_add(l, bw_str_n(b, 1)))
+                        return 0;
+                }
+            return 1;
+        }
+        break;
+    case '.': case '^': case '$': case '*': case '+': case '?': case '{': case '|': case ')':
+        return 0;
+    default:
+        sp->at++;
+        break;
+    }
+    b = apr_palloc(sp->pool, 1);
+    *b = (char)c;
+    l->n = 1;
+    l->v[0] = bw_str_n(b, 1);
+    return 1;
+}
+
+/* A sequence of atoms, each maybe followed by "?". */
+static int set_seq(sp_t *sp, lang_t *out)
+{
+    out->n = 1;
+    out->v[0] = bw_str_n("", 0);
+    while (sp->at < sp->n && sp->s[sp->at] != '|' && sp->s[sp->at] != ')') {
+        lang_t a;
+        if (!set_atom(sp, &a))
+            return 0;
+        if (sp->at < sp->n && sp->s[sp->at] == '?') {
+            sp->at++;
+            /* lazy and possessive forms: not a plain union */
+            if (sp->at < sp->n && (sp->s[sp->at] == '?' || sp->s[sp->at] == '+'))
+                return 0;
+            if (!lang_add(&a, bw_str_n("", 0)))
+                return 0;
+        } else if (sp->at < sp->n && (sp->s[sp->at] == '*' || sp->s[sp->at] == '+'
+                                      || sp->s[sp->at] == '{')) {
+            return 0;
+        }
+        if (!lang_cat(sp, out, &a))
+            return 0;
+    }
+    return 1;
+}
+
+static int set_alt(sp_t *sp, lang_t *out)
+{
+    int i;
+    if (!set_seq(sp, out))
+        return 0;
+    while (sp->at < sp->n && sp->s[sp->at] == '|') {
+        lang_t b;
+        sp->at++;
+        if (!set_seq(sp, &b))
+            return 0;
+        for (i = 0; i < b.n; i++)
+            if (!lang_add(out, b.v[i]))
+                return 0;
+    }
+    return 1;
+}
+
+/* Is the byte at i escaped (an odd run of backslashes before it)? */
+static int escaped(const char *s, size_t i)
+{
+    size_t k = 0;
+    while (k < i && s[i - 1 - k] == '\\')
+        k++;
+    return k % 2;
+}
+
+/* The ASCII letters of v with their case flipped, into buf. */
+static int flip_case(bw_str_t v, char *buf)
+{
+    size_t i;
+    int any = 0;
+    for (i = 0; i < v.len; i++) {
+        int c = (unsigned char)v.data[i];
+        if ((c | 0x20) >= 'a' && (c | 0x20) <= 'z') {
+            c ^= 0x20;
+            any = 1;
+        }
+        buf[i] = (char)c;
+    }
+    return any;
+}
+
+static int set_has(const mx_set_t *st, const char *d, size_t len);
+
+/* Does PCRE2, compiling re as @rx does, match exactly what st claims on
+ * the strings of st and strings next to them? */
+static int set_verified(apr_pool_t *pool, const char *re, const mx_set_t *st)
+{
+    static const char extra[] = { 'a', 'Z', '0', ' ', '\n', (char)MX_SEP, '\0' };
+    char *err = NULL, buf[MX_SET_MAX_LEN + 2];
+    pcre2_code *code = bw_regex_compile(pool, re, 0, &err);
+    pcre2_match_data *md;
+    int i, ok = 1;
+    size_t k, e, j;
+    if (!code || !(md = pcre2_match_data_create_from_pattern(code, NULL)))
+        return 0;
+#define SET_CHECK(d, len)                                                            \
+    do {                                                                             \
+        int rc_ = bw_regex_match(code, bw_str_n((d), (len)), md);                   \
+        if (rc_ < 0 || (rc_ > 0) != set_has(st, (d), (len)))                         \
+            ok = 0;                                                                  \
+    } while (0)
+    for (i = 0; i < st->n && ok; i++) {
+        bw_str_t v = st->v[i];
+        SET_CHECK(v.data, v.len);
+        if (flip_case(v, buf))
+            SET_CHECK(buf, v.len);
+        for (k = 0; k < v.len && ok; k++) {   /* a byte dropped, or changed */
+            memcpy(buf, v.data, k);
+            memcpy(buf + k, v.data + k + 1, v.len - k - 1);
+            SET_CHECK(buf, v.len - 1);
+            for (e = 0; e < sizeof(extra) && ok; e++) {
+                memcpy(buf, v.data, v.len);
+                buf[k] = extra[e];
+                SET_CHECK(buf, v.len);
+            }
+        }
+        for (k = 0; k <= v.len && ok; k++)   /* a byte added */
+            for (e = 0; e < sizeof(extra) && ok; e++) {
+                memcpy(buf, v.data, k);
+                buf[k] = extra[e];
+                for (j = k; j < v.len; j++)
+                    buf[j + 1] = v.data[j];
+                SET_CHECK(buf, v.len + 1);
+            }
+    }
+    SET_CHECK("", 0);
+#undef SET_CHECK
+    pcre2_match_data_free(md);
+    return ok;
+}
+
+const mx_set_t *mx_set_shape(apr_pool_t *pool, bw_str_t re)
+{
+    const char *s = re.data;
+    size_t n = re.len, at = 0, end;
+    int nocase = 0, grouped = 0, i;
+    lang_t l;
+    sp_t sp;
+    mx_set_t *st;
+    bw_str_t *v;
+    /* options first: i, and s (there is no dot to change) */
+    while (n - at >= 3 && s[at] == '(' && s[at + 1] == '?') {
+        size_t k = at + 2;
+        for (; k < n && (s[k] == 'i' || s[k] == 's'); k++)
+            nocase |= s[k] == 'i';
+        if (k == at + 2 || k >= n || s[k] != ')')
+            break;
+        at = k + 1;
+    }
+    if (at < n && s[at] == '^')
+        at++;
+    else if (n - at >= 2 && s[at] == '\\' && s[at + 1] == 'A')
+        at += 2;
+    else
+        return NULL;
+    if (n > at && s[n - 1] == '$' && !escaped(s, n - 1))
+        end = n - 1;
+    else if (n - at >= 2 && s[n - 2] == '\\' && s[n - 1] == 'z' && !escaped(s, n - 2))
+        end = n - 2;
+    else
+        return NULL;
+    /* "(?i:…)" around all of it */
+    if (end - at >= 5 && !memcmp(s + at, "(?i:", 4) && s[end - 1] == ')' && !escaped(s, end - 1)) {
+        size_t k;
+        int depth = 0, whole = 1;
+        for (k = at; k < end; k++) {
+            if (s[k] == '\\') {
+                k++;
+                continue;
+            }
+            if (s[k] == '[') {   /* a class's brackets and parentheses are bytes */
+                for (k++; k < end && (s[k] != ']' || s[k - 1] == '['); k++)
+                    if (s[k] == '\\')
+                        k++;
+                continue;
+            }
+            if (s[k] == '(')
+                depth++;
+            else if (s[k] == ')' && --depth == 0 && k != end - 1)
+                whole = 0;
+        }
+        if (whole && depth == 0) {
+            nocase = 1;
+            grouped = 1;
+            at += 4;
+            end -= 1;
+        }
+    }
+    memset(&sp, 0, sizeof(sp));
+    sp.pool = pool;
+    sp.s = s;
+    sp.n = end;
+    sp.at = at;
+    /* a sequence: "^a|b$" is ^a or b$, not a set (inside "(?i:…)" a
+     * group's alternatives) */
+    if (!(grouped ? set_alt(&sp, &l) : set_seq(&sp, &l)) || sp.at != end)
+        return NULL;
+    st = apr_pcalloc(pool, sizeof(*st));
+    v = apr_palloc(pool, sizeof(*v) * (size_t)l.n);
+    st->n = l.n;
+    st->nocase = nocase;
+    st->minlen = (size_t)-1;
+    for (i = 0; i < l.n; i++) {
+        if (!l.v[i].len)   /* the empty value has no byte to be read for */
+            return NULL;
+        v[i] = l.v[i];
+        if (v[i].len < st->minlen)
+            st->minlen = v[i].len;
+        if (v[i].len > st->maxlen)
+            st->maxlen = v[i].len;
+    }
+    st->v = v;
+    /* PCRE2 reads the text up to its terminator */
+    if (!set_verified(pool, apr_pstrmemdup(pool, re.data, re.len), st))
+        return NULL;
+    return st;
+}
+
+static int caseeq(const char *a, const char *b, size_t n)
+{
+    size_t i;
+    for (i = 0; i < n; i++) {
+        int x = (unsigned char)a[i], y = (unsigned char)b[i];
+        if (x != y && !((x | 0x20) == (y | 0x20) && (x | 0x20) >= 'a' && (x | 0x20) <= 'z'))
+            return 0;
+    }
+    return 1;
+}
+
+static int set_has(const mx_set_t *st, const char *d, size_t len)
+{
+    int i;
+    if (len < st->minlen || len > st->maxlen)
+        return 0;
+    for (i = 0; i < st->n; i++)
+        if (st->v[i].len == len
+            && (st->nocase ? caseeq(st->v[i].data, d, len) : !memcmp(st->v[i].data, d, len)))
+            return 1;
+    return 0;
+}
+
 /* ---- deciding ---------------------------------------------------------------- */
 
 /* The class of pattern p among the first n of cls, or a new one. */
@@ -396,9 +844,21 @@ void mx_decided_gather(bw_matcher_t *m)
     const mx_pat_t *pats = (const mx_pat_t *)m->pats->elts;
     mx_decided_t *d;
     mx_class_t *cls;
-    int i, k, n = 0, nd = 0;
-    for (i = 0; i < m->pats->nelts; i++)
+    int i, k, n = 0, nd = 0, ns = 0;
+    const mx_pat_t **sets;
+    for (i = 0; i < m->pats->nelts; i++) {
         nd += (pats[i].traits & MX_T_BY_BYTES) != 0;
+        ns += (pats[i].traits & MX_T_SET) != 0;
+    }
+    if (ns) {
+        sets = apr_palloc(m->pool, sizeof(*sets) * (size_t)ns);
+        for (i = 0, ns = 0; i < m->pats->nelts; i++)
+            if (pats[i].traits & MX_T_SET)
+                sets[ns++] = &pats[i];
+        m->sets = sets;
+        m->nset = ns;
+        m->nbyte = ns;
+    }
     if (!nd)
         return;
     cls = apr_palloc(m->pool, sizeof(*cls) * (size_t)nd);
@@ -419,7 +879,7 @@ void mx_decided_gather(bw_matcher_t *m)
                 d[nd++].min = pats[i].min;
             }
     }
-    m->nbyte = nd;
+    m->nbyte = nd + ns;
     m->decided = d;
     m->nclass = n;
     m->classes = cls;
@@ -453,6 +913,13 @@ int mx_decided_hits(const bw_matcher_t *m, bw_str_t v, const uint64_t *present,
                 bits[d->bit / 64] |= (uint64_t)1 << (d->bit % 64);
                 any = 1;
             }
+        }
+    }
+    for (k = 0; k < m->nset; k++) {
+        const mx_pat_t *p = m->sets[k];
+        if (wanted(want, p->bit) && set_has(p->set, v.data, v.len)) {
+            bits[p->bit / 64] |= (uint64_t)1 << (p->bit % 64);
+            any = 1;
         }
     }
     return any;

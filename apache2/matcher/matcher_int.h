@@ -24,11 +24,21 @@ enum { MX_EXACT = 0, MX_MAYBE = 1, MX_ALWAYS = 2 };   /* what a bit's hit means 
 #define MX_T_COUNT     0x10   /* (?:C[^C]*?){n}: a value with mx_pat_t.min bytes of the class */
 #define MX_T_RUN       0x20   /* C{n}: a value with mx_pat_t.min bytes of the class in a row */
 #define MX_T_BY_BYTES  (MX_T_BYTES | MX_T_COUNT | MX_T_RUN)   /* matcher_decided.c */
-#define MX_T_DECIDED   (MX_T_UNIVERSAL | MX_T_BY_BYTES)   /* in no database */
+#define MX_T_SET       0x40   /* ^(?:GET|HEAD)$, @streq: matches the strings of a small
+                               * finite set, the whole value (matcher_decided.c) */
+#define MX_T_DECIDED   (MX_T_UNIVERSAL | MX_T_BY_BYTES | MX_T_SET)   /* in no database */
 
 /* The byte between joined values (bw_matcher_scan_many): one no rule set
  * writes and no UTF-8 text has, neither space nor word. */
 #define MX_SEP BW_MATCHER_SEP
+
+/* The strings an MX_T_SET regex matches, whole (matcher_decided.c). */
+typedef struct {
+    int n;
+    int nocase;         /* ASCII letters compared without case */
+    size_t minlen, maxlen;
+    const bw_str_t *v;
+} mx_set_t;
 
 typedef struct {
     int kind;           /* MX_REGEX or MX_PHRASE */
@@ -40,6 +50,7 @@ typedef struct {
     unsigned traits;    /* MX_T_* */
     uint64_t bytes[4];  /* MX_T_BY_BYTES: the bytes of its class */
     int min;            /* MX_T_BY_BYTES: how many (1 for MX_T_BYTES) */
+    const mx_set_t *set; /* MX_T_SET */
 } mx_pat_t;
 
 /* A pattern the bytes of a value decide, for deciding (matcher_decided.c);
@@ -69,10 +80,13 @@ struct bw_matcher_s {
     int literal;                    /* every pattern that can be joined is a phrase:
                                      * joined scans report every occurrence */
     int compiled;
-    int nbyte;                      /* MX_T_BY_BYTES patterns, by class */
-    const mx_decided_t *decided;
+    int nbyte;                      /* decided patterns (MX_T_BY_BYTES and MX_T_SET) */
+    const mx_decided_t *decided;    /* the MX_T_BY_BYTES ones, by class */
     int nclass;
     const mx_class_t *classes;
+    int compare_sets;               /* bw_matcher_compare_sets */
+    int nset;                       /* the MX_T_SET ones */
+    const mx_pat_t *const *sets;
     bw_matcher_info_t info;
     void *impl;                     /* the implementation's compiled form */
 };
@@ -81,7 +95,10 @@ struct bw_matcher_s {
  * MX_T_BYTES, MX_T_COUNT or MX_T_RUN, with the class's bytes and n; 0 when
  * it is none of them (or PCRE2 disagrees). */
 unsigned mx_decided_shape(apr_pool_t *pool, bw_str_t re, uint64_t bytes[4], int *min);
-/* After compiling: the MX_T_BY_BYTES patterns, gathered for deciding. */
+/* The strings regex re matches when it is a small finite set of whole
+ * values (matcher_decided.c), or NULL (or PCRE2 disagrees). */
+const mx_set_t *mx_set_shape(apr_pool_t *pool, bw_str_t re);
+/* After compiling: the decided patterns, gathered for deciding. */
 void mx_decided_gather(bw_matcher_t *m);
 /* Set in bits the bits of the decided patterns that value v, with bytes
  * `present`, matches (only those of bits in want, when not NULL); nonzero

@@ -63,6 +63,8 @@ typedef struct bw_plan_s {
     int trigger_base;              /* nbits: the first slot's trigger bit */
     uint64_t *trigger_mask;        /* nwords: every slot's trigger bit */
     apr_array_header_t *placed;    /* while built: where each bit went */
+    int one_value;                 /* while built: the source adding rules yields one
+                                    * value (REQUEST_METHOD, a header by name) */
     uint64_t *exact;               /* bits whose hit is a match */
     uint64_t *line;                /* of those, bits whose hit in a string
                                     * with a newline is only maybe */

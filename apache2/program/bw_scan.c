@@ -38,6 +38,13 @@
  *     of any open regex's gate where all of its slots' open regexes have
  *     one, however common (930100 needs one of "%.?0", 932150 a blank or
  *     one of ";|&<>": a JSON name or word has neither).
+ * Before all of these, in a source of one value (REQUEST_METHOD,
+ * REQUEST_LINE, a header by name), a regex that matches a small set of
+ * whole values ("^(?:GET|HEAD)$", 905110's request lines, @streq) goes to
+ * the bytes matcher, which compares the value with the set: no scan, where
+ * its literals as triggers called for a triggered scan of every GET. Among
+ * many values (argument names) the triggers stay: one joined literal scan
+ * costs less than a comparison per value.
  * Gates and triggers are per slot: a chain that makes odd strings of most
  * values (base64Decode makes bytes of anything) calls for a scan only
  * with its own rules' bytes and literals.
@@ -192,8 +199,11 @@ static bw_matcher_t *matcher(apr_pool_t *p, bw_plan_t *pl, int k, int bit, int s
     pc->bit = bit;
     pc->slot = slot;
     pc->k = k;
-    if (!pl->m[k])
+    if (!pl->m[k]) {
         pl->m[k] = bw_matcher_create(p);
+        if (k == BW_PM_BYTES)   /* where add_regex puts a source's sets */
+            bw_matcher_compare_sets(pl->m[k]);
+    }
     pl->own[k][bit / 64] |= (uint64_t)1 << (bit % 64);
     return pl->m[k];
 }
@@ -206,8 +216,19 @@ static void add_regex(apr_pool_t *p, bw_plan_t *pl, const char *re, size_t len, 
     apr_array_header_t *lits, *alts = NULL;
     uint64_t gate[4], cls[4];
     unsigned weight = 0;
-    int nocase = 0, i, gated = bw_prefilter_gate(p, re, len, 0, gate, &weight);
+    int nocase = 0, i, gated;
     placed_t *pc;
+    /* a small set of whole values ("^(?:GET|HEAD)$", @streq) is compared
+     * with a source's one value, never scanned, whatever its gate or
+     * literals; among many values (argument names) its literals as
+     * triggers cost less, and the triggered matcher compares it too */
+    if (pl->one_value && bw_matcher_regex_set(p, re, len, cls)) {
+        bw_matcher_add_regex_as(matcher(p, pl, BW_PM_BYTES, bit, slot), re, len, bit);
+        pc = &APR_ARRAY_IDX(pl->placed, pl->placed->nelts - 1, placed_t);
+        memcpy(pc->gate, cls, sizeof(cls));
+        return;
+    }
+    gated = bw_prefilter_gate(p, re, len, 0, gate, &weight);
     /* (a byte pattern with a rare gate is decided by the gated matcher,
      * which reads the string's bytes as this one does: one gate less to
      * check per string) */
@@ -283,9 +304,10 @@ static void add_member(apr_pool_t *p, bw_plan_t *pl, const bw_rule_t *r, int n)
 }
 
 /* Add the rules pl does not hold yet (a plan is open until compiled). */
-static void plan_add(apr_pool_t *p, bw_plan_t *pl, const apr_array_header_t *rules)
+static void plan_add(apr_pool_t *p, bw_plan_t *pl, const apr_array_header_t *rules, int one)
 {
     int i, k;
+    pl->one_value = one;
     for (i = 0; i < rules->nelts; i++) {
         const bw_rule_t *r = ((const bw_rule_t **)rules->elts)[i];
         add_member(p, pl, r, r->ntfns);
@@ -441,7 +463,8 @@ static int fits(const bw_plan_t *pl, const apr_array_header_t *rules)
  * of them and would fit them (ARGS, ARGS_NAMES and REQUEST_COOKIES have
  * almost the same rules in CRS: one database, compiled once, serves them
  * all; the bits a source does not need are never read); else a new one. */
-static int plan_for(bw_program_t *prog, const apr_array_header_t *rules, int max_rules, int *fresh)
+static int plan_for(bw_program_t *prog, const apr_array_header_t *rules, int max_rules, int one,
+                    int *fresh)
 {
     const bw_program_t *anc;
     int i;
@@ -463,13 +486,23 @@ static int plan_for(bw_program_t *prog, const apr_array_header_t *rules, int max
     for (i = 0; i < prog->plans->nelts; i++) {
         bw_plan_t *pl = ((bw_plan_t **)prog->plans->elts)[i];
         if (!pl->exact && 4 * held(pl, rules) >= 3 * rules->nelts && fits(pl, rules)) {
-            plan_add(prog->pool, pl, rules);
+            plan_add(prog->pool, pl, rules, one);
             return i;
         }
     }
     *(bw_plan_t **)apr_array_push(prog->plans) = plan_new(prog->pool, max_rules);
-    plan_add(prog->pool, APR_ARRAY_IDX(prog->plans, prog->plans->nelts - 1, bw_plan_t *), rules);
+    plan_add(prog->pool, APR_ARRAY_IDX(prog->plans, prog->plans->nelts - 1, bw_plan_t *), rules,
+             one);
     return prog->plans->nelts - 1;
+}
+
+/* Does source s yield one value (as a rule is written for it): a
+ * variable that is not a collection, or one picked by a literal name (a
+ * header, a cookie), not an XPath's? */
+static int one_value(const bw_source_t *s)
+{
+    unsigned f = s->var->flags;
+    return !(f & BW_VAR_COLLECTION) || (s->sel.len && !(f & BW_VAR_SELECTOR_REQ));
 }
 
 /* The live pattern rules of each source, in program order. */
@@ -569,7 +602,9 @@ void bw_scan_build(bw_program_t *prog, apr_array_header_t *warnings)
             max_rules += bits_of(((const bw_rule_t **)by[k]->elts)[i]);
     for (k = 0; k < prog->nsrc; k++) {
         fresh = 0;
-        prog->src_plan[k] = by[k] ? plan_for(prog, by[k], max_rules, &fresh) : -1;
+        prog->src_plan[k] = by[k] ? plan_for(prog, by[k], max_rules, one_value(&prog->srcs[k]),
+                                             &fresh)
+                                  : -1;
         if (fresh && first_new < 0)
             first_new = prog->src_plan[k];
     }

@@ -319,6 +319,9 @@ int main(int argc, char **argv)
     pf_corpus_load_lines(&pl, BW_SRCDIR "/tests/prefilter/benign.txt");
 
     m = bw_matcher_create(p);
+    /* the small sets of whole values compared, as for a source of one
+     * value (program/bw_scan.c): held to PCRE2 with the rest */
+    bw_matcher_compare_sets(m);
     pats = apr_pcalloc(p, sizeof(dpat_t) * (size_t)rxs->nelts);
     for (i = 0; i < rxs->nelts; i++) {
         const pf_rx_t *rx = &APR_ARRAY_IDX(rxs, i, pf_rx_t);

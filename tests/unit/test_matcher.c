@@ -22,6 +22,17 @@
  * the look-alikes (the second atom not the complement, "+?" for "*?", an
  * anchor, a trailing atom, an alternative, a repeat from zero) are scanned.
  *
+ * Sets: a regex anchored at both ends with nothing but bytes, small
+ * classes, groups, alternatives and "?" between ("^(?:GET|HEAD)$", @streq)
+ * is compared with the value, not scanned. Each regex below is held to
+ * PCRE2 on strings next to likely members (a byte dropped, changed, added,
+ * its case flipped) and every subject of up to two bytes over the alphabet
+ * above; the sets take no scan call and are exact, the look-alikes (an
+ * alternative outside the anchors, a repeat, a lazy or possessive "?", a
+ * dot or a negated class, \Z, a look-ahead, an atomic group, a back
+ * reference, m or x mode, the empty value, case-insensitive in part) are
+ * scanned.
+ *
  * Anchors: joined, \A, \z and \Z also match at the separator between two
  * values (as ^ and $ do), so regexes with them are joined instead of
  * scanned value by value; the same subjects, many at once, hold them to
@@ -146,9 +157,28 @@ static void check_verdict(const rx_case_t *c, const bw_matcher_t *m, bw_str_t s,
                      exact ? "exact" : "maybe");
 }
 
-/* A pool for case c, its regex compiled by PCRE2 and alone in a matcher. */
-static apr_pool_t *case_setup(const rx_case_t *c, pcre2_code **re, pcre2_match_data **md,
-                              bw_matcher_t **m)
+/* The subjects scanned many at once, each verdict held to PCRE2's (truth);
+ * returns the scan calls made. */
+static unsigned long check_many(const rx_case_t *c, const bw_matcher_t *m, apr_pool_t *p,
+                                const bw_str_t *subj, const int *truth, int n)
+{
+    bw_matcher_buf_t buf;
+    many_t mt;
+    int k;
+    memset(&buf, 0, sizeof(buf));
+    mt.hit = apr_pcalloc(p, sizeof(uint64_t) * (size_t)n);
+    bw_matcher_scan_many(m, subj, NULL, n, p, &buf, on_many, &mt);
+    for (k = 0; k < n; k++)
+        check_verdict(c, m, subj[k],
+                      (int)((mt.hit[k] | bw_matcher_always(m)[0] | bw_matcher_universal(m)[0]) & 1),
+                      truth[k], "many");
+    return buf.calls;
+}
+
+/* A pool for case c, its regex compiled by PCRE2 and alone in a matcher
+ * (one that compares sets with sets set). */
+static apr_pool_t *case_setup_as(const rx_case_t *c, pcre2_code **re, pcre2_match_data **md,
+                                 bw_matcher_t **m, int sets)
 {
     apr_pool_t *p;
     char *err = NULL;
@@ -158,9 +188,17 @@ static apr_pool_t *case_setup(const rx_case_t *c, pcre2_code **re, pcre2_match_d
     ck_assert_msg(*re != NULL, "%s: %s", c->re, err ? err : "?");
     *md = pcre2_match_data_create_from_pattern(*re, NULL);
     *m = bw_matcher_create(p);
+    if (sets)
+        bw_matcher_compare_sets(*m);
     ck_assert_int_eq(bw_matcher_add_regex_as(*m, c->re, strlen(c->re), 0), 0);
     bw_matcher_compile(*m, NULL, &warning);
     return p;
+}
+
+static apr_pool_t *case_setup(const rx_case_t *c, pcre2_code **re, pcre2_match_data **md,
+                              bw_matcher_t **m)
+{
+    return case_setup_as(c, re, md, m, 0);
 }
 
 static const rx_case_t SHAPES[] = {
@@ -205,8 +243,7 @@ START_TEST(test_shapes_against_pcre2)
     bw_str_t *subj;
     uint64_t hits[1], gate[4];
     int nsubj = 0, len, k, j, *truth;
-    bw_matcher_buf_t buf;
-    many_t mt;
+    unsigned long calls;
 
     p = case_setup(c, &re, &md, &m);
     ck_assert_int_eq(bw_matcher_regex_decided(p, c->re, strlen(c->re), gate), c->bytes);
@@ -239,18 +276,143 @@ START_TEST(test_shapes_against_pcre2)
             nsubj++;
         }
     }
-    memset(&buf, 0, sizeof(buf));
-    mt.hit = apr_pcalloc(p, sizeof(uint64_t) * (size_t)nsubj);
-    bw_matcher_scan_many(m, subj, NULL, nsubj, p, &buf, on_many, &mt);
-    for (k = 0; k < nsubj; k++)
-        check_verdict(c, m, subj[k],
-                      (int)((mt.hit[k] | bw_matcher_always(m)[0] | bw_matcher_universal(m)[0]) & 1),
-                      truth[k], "many");
+    calls = check_many(c, m, p, subj, truth, nsubj);
     if (c->bytes)
-        ck_assert_msg(buf.calls == 0, "%s: a count or a run, yet %lu scan calls", c->re, buf.calls);
+        ck_assert_msg(calls == 0, "%s: a count or a run, yet %lu scan calls", c->re, calls);
     else
-        ck_assert_msg(buf.calls > 0 || (bw_matcher_always(m)[0] & 1),
+        ck_assert_msg(calls > 0 || (bw_matcher_always(m)[0] & 1),
                       "%s: not a count or a run, yet never scanned", c->re);
+    pcre2_match_data_free(md);
+    apr_pool_destroy(p);
+}
+END_TEST
+
+/* Small sets of whole values ("^(?:GET|HEAD)$", @streq's "^\x47\x45\x54\z")
+ * are compared, not scanned (apache2/matcher/matcher_decided.c). */
+static const rx_case_t SETS[] = {
+    { "^(?:GET|HEAD)$", 1 },
+    { "^OPTIONS$", 1 },
+    { "^(?:GET /|OPTIONS \\*) HTTP/[12]\\.[01]$", 1 },
+    { "^\\x47\\x45\\x54\\z", 1 },
+    { "\\A(?:a|bc?)d\\z", 1 },
+    { "(?i)^(?:get|head)$", 1 },
+    { "^(?i:get|post)$", 1 },
+    { "^[a-c][]x]$", 1 },
+    { "^a\\d$", 1 },
+    { "^(a)(?:b|c)?$", 1 },
+    { "^\\t\\.\\-$", 1 },
+    /* look-alikes: scanned as any regex */
+    { "^a|b$", 0 },
+    { "^a+$", 0 },
+    { "^a*$", 0 },
+    { "^a{2}$", 0 },
+    { "^a??$", 0 },
+    { "^a?+a$", 0 },
+    { "^.$", 0 },
+    { "^[^a]$", 0 },
+    { "^\\w$", 0 },
+    { "^a$\\n", 0 },
+    { "^a\\Z", 0 },
+    { "^(?=a)a$", 0 },
+    { "^(?>a|ab)c$", 0 },
+    { "^(a)\\1$", 0 },
+    { "(?m)^a$", 0 },
+    { "(?x)^a b$", 0 },
+    { "^(?:a|)$", 0 },   /* the empty value: nothing to gate on */
+    { "^a", 0 },
+    { "a$", 0 },
+    { "^a(?i)b$", 0 },
+    { "^[[:alpha:]]$", 0 },
+    { "^(?i:a)b$", 0 },
+};
+
+/* Strings next to s: itself, each byte dropped, changed (to a byte of
+ * ALPHABET) or its case flipped, a byte of ALPHABET added anywhere. */
+static int near(const char *s, size_t n, char *out, size_t cap, bw_str_t *subj, int k)
+{
+    size_t i, used = 0;
+    int a;
+#define PUT(len) do { subj[k++] = bw_str_n(out + used, (len)); used += (len); } while (0)
+    if (used + n > cap)
+        return k;
+    memcpy(out + used, s, n);
+    PUT(n);
+    for (i = 0; i < n && used + 2 * n + 2 <= cap; i++) {
+        memcpy(out + used, s, i);
+        memcpy(out + used + i, s + i + 1, n - i - 1);
+        PUT(n - 1);
+        memcpy(out + used, s, n);
+        out[used + i] = (char)(s[i] ^ 0x20);
+        PUT(n);
+    }
+    for (a = 0; a < NA; a++)
+        for (i = 0; i <= n && used + n + 1 <= cap; i++) {
+            memcpy(out + used, s, i);
+            out[used + i] = (char)ALPHABET[a];
+            memcpy(out + used + i + 1, s + i, n - i);
+            PUT(n + 1);
+            if (i < n && used + n <= cap) {
+                memcpy(out + used, s, n);
+                out[used + i] = (char)ALPHABET[a];
+                PUT(n);
+            }
+        }
+#undef PUT
+    return k;
+}
+
+START_TEST(test_sets_against_pcre2)
+{
+    static const char *const seeds[] = {
+        "GET", "HEAD", "get", "Head", "POST", "OPTIONS", "GET / HTTP/1.1", "OPTIONS * HTTP/2.0",
+        "GET / HTTP/3.1", "ad", "bd", "bcd", "a]", "cx", "a7", "a", "ab", "ac", "\t.-", "\t.-\n", "GET\n",
+    };
+    const rx_case_t *c = &SETS[_i];
+    apr_pool_t *p;
+    bw_matcher_t *m;
+    pcre2_code *re;
+    pcre2_match_data *md;
+    size_t cap = 1 << 20;
+    char *out, buf[4];
+    bw_str_t *subj;
+    uint64_t hits[1], gate[4];
+    int n = 0, k, j, *truth;
+    unsigned long calls;
+
+    p = case_setup_as(c, &re, &md, &m, 1);
+    ck_assert_msg(bw_matcher_regex_set(p, c->re, strlen(c->re), gate) == c->bytes, "%s: set %d",
+                  c->re, !c->bytes);
+    out = apr_palloc(p, cap);
+    subj = apr_palloc(p, sizeof(*subj) * 200000);
+    for (k = 0; k < (int)(sizeof(seeds) / sizeof(seeds[0])); k++)
+        n = near(seeds[k], strlen(seeds[k]), out + (size_t)k * (cap / 32), cap / 32, subj, n);
+    for (k = 0; k < NSUBJ; k++) {
+        char *s = apr_palloc(p, 2);
+        bw_str_t v = subject(k, buf);
+        memcpy(s, v.data, v.len);
+        subj[n++] = bw_str_n(s, v.len);
+    }
+    truth = apr_palloc(p, sizeof(int) * (size_t)n);
+    for (k = 0; k < n; k++) {
+        truth[k] = bw_regex_match(re, subj[k], md);
+        ck_assert_int_ge(truth[k], 0);
+        /* a set's gate: every value it matches starts with a byte of it */
+        ck_assert_msg(!c->bytes || !truth[k]
+                      || ((gate[(unsigned char)subj[k].data[0] / 64]
+                           >> ((unsigned char)subj[k].data[0] % 64)) & 1),
+                      "%s: a match without a gate byte", c->re);
+        hits[0] = 0;
+        bw_matcher_scan(m, subj[k], hits);
+        check_verdict(c, m, subj[k], (int)(hits[0] & 1), truth[k], "alone");
+    }
+    calls = check_many(c, m, p, subj, truth, n);
+    if (c->bytes) {
+        ck_assert_msg(calls == 0, "%s: a set, yet %lu scan calls", c->re, calls);
+        ck_assert_msg(bw_matcher_exact(m)[0] & 1, "%s: a set, yet not exact", c->re);
+        for (j = 0, k = 0; k < n; k++)
+            j += truth[k] > 0;
+        ck_assert_msg(j > 0, "%s: no subject matched", c->re);
+    }
     pcre2_match_data_free(md);
     apr_pool_destroy(p);
 }
@@ -318,6 +480,7 @@ static Suite *matcher_suite(void)
     tcase_set_timeout(tc, 60);
     tcase_add_loop_test(tc, test_against_pcre2, 0, (int)(sizeof(CASES) / sizeof(CASES[0])));
     tcase_add_loop_test(tc, test_shapes_against_pcre2, 0, (int)(sizeof(SHAPES) / sizeof(SHAPES[0])));
+    tcase_add_loop_test(tc, test_sets_against_pcre2, 0, (int)(sizeof(SETS) / sizeof(SETS[0])));
     suite_add_tcase(s, tc);
     return s;
 }
