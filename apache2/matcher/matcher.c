@@ -154,7 +154,8 @@ static int universal(bw_str_t re)
 }
 
 /* The traits add() gives regex text: its anchors, universal, a pattern
- * its bytes decide (with the bytes of its class and n). */
+ * its bytes decide (with the bytes of its class and n), or, asked with
+ * set, a small set of whole values (MX_T_SET, the set in *set). */
 static unsigned regex_traits(apr_pool_t *pool, bw_str_t text, uint64_t bytes[4], int *min,
                              size_t *jlen, const mx_set_t **set)
 {

@@ -392,10 +392,13 @@ unsigned mx_decided_shape(apr_pool_t *pool, bw_str_t re, uint64_t bytes[4], int 
 #define MX_SET_MAX_LEN 64    /* longest of them */
 #define MX_SET_MAX_CLASS 16  /* most bytes of a class in one */
 
+#define MX_SET_MAX_DEPTH 16  /* most groups open at once */
+
 typedef struct {
     apr_pool_t *pool;
     const char *s;
     size_t n, at;
+    int depth;
 } sp_t;
 
 typedef struct {
@@ -558,8 +561,10 @@ static int set_atom(sp_t *sp, lang_t *l)
                 return 0;   /* options, look-arounds, atomic groups, names */
             sp->at += 2;
         }
-        if (!set_alt(sp, l) || sp->at >= sp->n || sp->s[sp->at] != ')')
+        if (++sp->depth > MX_SET_MAX_DEPTH || !set_alt(sp, l) || sp->at >= sp->n
+            || sp->s[sp->at] != ')')
             return 0;
+        sp->depth--;
         sp->at++;
         return 1;
     case '[':

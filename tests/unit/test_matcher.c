@@ -30,8 +30,8 @@
  * above; the sets take no scan call and are exact, the look-alikes (an
  * alternative outside the anchors, a repeat, a lazy or possessive "?", a
  * dot or a negated class, \Z, a look-ahead, an atomic group, a back
- * reference, m or x mode, the empty value, case-insensitive in part) are
- * scanned.
+ * reference, m or x mode, the empty value, case-insensitive in part,
+ * groups nested too deep) are scanned.
  *
  * Anchors: joined, \A, \z and \Z also match at the separator between two
  * values (as ^ and $ do), so regexes with them are joined instead of
@@ -324,6 +324,7 @@ static const rx_case_t SETS[] = {
     { "^a(?i)b$", 0 },
     { "^[[:alpha:]]$", 0 },
     { "^(?i:a)b$", 0 },
+    { "^((((((((((((((((((a))))))))))))))))))$", 0 },   /* deeper than a set is read */
 };
 
 /* Strings next to s: itself, each byte dropped, changed (to a byte of
