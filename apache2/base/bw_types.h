@@ -54,6 +54,12 @@ static inline int bw_hexval(char ch)
          : (c >= 'A' && c <= 'F') ? c - 'A' + 10 : -1;
 }
 
+/* Is c an ASCII letter or digit? */
+static inline int bw_is_alnum(unsigned char c)
+{
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
 /* NUL-terminated copy of s in pool p (embedded NULs are kept). */
 char *bw_str_pdup(apr_pool_t *p, bw_str_t s);
 

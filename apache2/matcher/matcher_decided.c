@@ -406,32 +406,26 @@ typedef struct {
     bw_str_t v[MX_SET_MAX];
 } lang_t;
 
-static int hexval(int c)
-{
-    return c >= '0' && c <= '9' ? c - '0' : (c | 0x20) >= 'a' && (c | 0x20) <= 'f' ? (c | 0x20) - 'a' + 10 : -1;
-}
-
-static int is_alnum(int c)
-{
-    return (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z');
-}
-
-/* One escaped byte at sp->at (past the backslash) into *c; a class (\d)
+/* One escape at sp->at (its backslash): the byte into *c, a class (\d)
  * into set. 0 for anything else (\w, \s, \b, back references, \Q…). */
 static int escape_byte(sp_t *sp, int *c, uint64_t set[4])
 {
-    int d = (unsigned char)sp->s[sp->at], k;
+    int d, k;
     *c = -1;
-    if (!is_alnum(d)) {   /* an escaped punctuation byte is that byte */
+    if (++sp->at >= sp->n)
+        return 0;
+    d = (unsigned char)sp->s[sp->at];
+    if (!bw_is_alnum((unsigned char)d)) {   /* an escaped punctuation byte is that byte */
         *c = d;
         sp->at++;
         return 1;
     }
     switch (d) {
     case 'x':   /* two hex digits (\x{…} is not taken) */
-        if (sp->at + 2 >= sp->n || hexval(sp->s[sp->at + 1]) < 0 || hexval(sp->s[sp->at + 2]) < 0)
+        if (sp->at + 2 >= sp->n || bw_hexval(sp->s[sp->at + 1]) < 0
+            || bw_hexval(sp->s[sp->at + 2]) < 0)
             return 0;
-        *c = hexval(sp->s[sp->at + 1]) * 16 + hexval(sp->s[sp->at + 2]);
+        *c = bw_hexval(sp->s[sp->at + 1]) * 16 + bw_hexval(sp->s[sp->at + 2]);
         sp->at += 3;
         return 1;
     case 't': *c = '\t'; break;
@@ -487,11 +481,27 @@ static int lang_cat(sp_t *sp, lang_t *a, const lang_t *b)
 
 static int set_alt(sp_t *sp, lang_t *out);
 
+/* The bytes of set as strings of one byte into l (one to
+ * MX_SET_MAX_CLASS of them). */
+static int lang_of_bytes(sp_t *sp, const uint64_t set[4], lang_t *l)
+{
+    int k;
+    l->n = 0;
+    for (k = 0; k < 256; k++)
+        if ((set[k / 64] >> (k % 64)) & 1) {
+            char *b = apr_palloc(sp->pool, 1);
+            *b = (char)k;
+            if (l->n == MX_SET_MAX_CLASS || !lang_add(l, bw_str_n(b, 1)))
+                return 0;
+        }
+    return l->n > 0;
+}
+
 /* A class "[…]" at sp->at (past the '['): its bytes into l. */
 static int set_class(sp_t *sp, lang_t *l)
 {
     uint64_t set[4] = { 0, 0, 0, 0 };
-    int first = 1, prev = -1, c, k, count = 0;
+    int first = 1, prev = -1, c, k;
     if (sp->at < sp->n && sp->s[sp->at] == '^')
         return 0;
     for (;;) {
@@ -512,8 +522,7 @@ static int set_class(sp_t *sp, lang_t *l)
             if (hi == '[')
                 return 0;
             if (hi == '\\') {
-                sp->at++;
-                if (sp->at >= sp->n || !escape_byte(sp, &hi, set) || hi < 0)
+                if (!escape_byte(sp, &hi, set) || hi < 0)
                     return 0;
             } else {
                 sp->at++;
@@ -526,8 +535,7 @@ static int set_class(sp_t *sp, lang_t *l)
             continue;
         }
         if (c == '\\') {
-            sp->at++;
-            if (sp->at >= sp->n || !escape_byte(sp, &c, set))
+            if (!escape_byte(sp, &c, set))
                 return 0;
         } else {
             sp->at++;
@@ -536,15 +544,7 @@ static int set_class(sp_t *sp, lang_t *l)
             set[c / 64] |= (uint64_t)1 << (c % 64);
         prev = c;
     }
-    l->n = 0;
-    for (k = 0; k < 256; k++)
-        if ((set[k / 64] >> (k % 64)) & 1) {
-            char *b = apr_palloc(sp->pool, 1);
-            *b = (char)k;
-            if (++count > MX_SET_MAX_CLASS || !lang_add(l, bw_str_n(b, 1)))
-                return 0;
-        }
-    return l->n > 0;
+    return lang_of_bytes(sp, set, l);
 }
 
 /* One atom at sp->at into l. */
@@ -552,7 +552,6 @@ static int set_atom(sp_t *sp, lang_t *l)
 {
     int c = (unsigned char)sp->s[sp->at];
     uint64_t set[4] = { 0, 0, 0, 0 };
-    char *b;
     switch (c) {
     case '(':
         sp->at++;
@@ -571,21 +570,8 @@ static int set_atom(sp_t *sp, lang_t *l)
         sp->at++;
         return set_class(sp, l);
     case '\\':
-        sp->at++;
-        if (sp->at >= sp->n || !escape_byte(sp, &c, set))
+        if (!escape_byte(sp, &c, set))
             return 0;
-        if (c < 0) {   /* \d */
-            int k;
-            l->n = 0;
-            for (k = 0; k < 256; k++)
-                if ((set[k / 64] >> (k % 64)) & 1) {
-                    b = apr_palloc(sp->pool, 1);
-                    *b = (char)k;
-                    if (!lang_add(l, bw_str_n(b, 1)))
-                        return 0;
-                }
-            return 1;
-        }
         break;
     case '.': case '^': case '$': case '*': case '+': case '?': case '{': case '|': case ')':
         return 0;
@@ -593,11 +579,9 @@ static int set_atom(sp_t *sp, lang_t *l)
         sp->at++;
         break;
     }
-    b = apr_palloc(sp->pool, 1);
-    *b = (char)c;
-    l->n = 1;
-    l->v[0] = bw_str_n(b, 1);
-    return 1;
+    if (c >= 0)   /* a byte; else the class of an escape (\d) is in set */
+        set[c / 64] |= (uint64_t)1 << (c % 64);
+    return lang_of_bytes(sp, set, l);
 }
 
 /* A sequence of atoms, each maybe followed by "?". */
@@ -805,17 +789,6 @@ const mx_set_t *mx_set_shape(apr_pool_t *pool, bw_str_t re)
     return st;
 }
 
-static int caseeq(const char *a, const char *b, size_t n)
-{
-    size_t i;
-    for (i = 0; i < n; i++) {
-        int x = (unsigned char)a[i], y = (unsigned char)b[i];
-        if (x != y && !((x | 0x20) == (y | 0x20) && (x | 0x20) >= 'a' && (x | 0x20) <= 'z'))
-            return 0;
-    }
-    return 1;
-}
-
 static int set_has(const mx_set_t *st, const char *d, size_t len)
 {
     int i;
@@ -823,7 +796,7 @@ static int set_has(const mx_set_t *st, const char *d, size_t len)
         return 0;
     for (i = 0; i < st->n; i++)
         if (st->v[i].len == len
-            && (st->nocase ? caseeq(st->v[i].data, d, len) : !memcmp(st->v[i].data, d, len)))
+            && (st->nocase ? bw_mem_eq_ci(st->v[i].data, d, len) : !memcmp(st->v[i].data, d, len)))
             return 1;
     return 0;
 }

@@ -46,14 +46,9 @@ static int is_digit(unsigned char c)
     return c >= '0' && c <= '9';
 }
 
-static int is_alnum(unsigned char c)
-{
-    return is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
-
 static int is_word(unsigned char c)
 {
-    return is_alnum(c) || c == '_';
+    return bw_is_alnum(c) || c == '_';
 }
 
 static void bytes_add(pf_bytes_t *b, int c)
@@ -297,7 +292,7 @@ static int parse_escape(pf_parser_t *ps, pf_info_t *out)
     if (r == 2)
         return ATOM_REPEATABLE;
     if (r == 0) {
-        if (is_alnum(c) || c >= 0x80)
+        if (bw_is_alnum(c) || c >= 0x80)
             return fail(ps, "unknown escape");
         v = c;
     }
@@ -380,7 +375,7 @@ static int class_member(pf_parser_t *ps, int *v)
     r = char_escape(ps, c, v);
     if (r != 0)
         return r;
-    if (is_alnum(c) || c >= 0x80)
+    if (bw_is_alnum(c) || c >= 0x80)
         return fail(ps, "unknown escape in class");
     *v = c;
     return 1;

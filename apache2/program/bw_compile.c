@@ -93,6 +93,12 @@ static int source_of(cc_t *cc, const bw_target_t *t)
 
 /* ---- rules ------------------------------------------------------------------- */
 
+/* n bytes of p from the start of a cache line. */
+static void *palloc_lines(apr_pool_t *p, size_t n)
+{
+    return (void *)(((uintptr_t)apr_palloc(p, n + 63) + 63) & ~(uintptr_t)63);
+}
+
 /* The bytes of a link's block: the link, then its tscan and tsrc arrays
  * (nt + 1 each), from the start of a cache line. */
 static size_t link_size(int nt)
@@ -119,7 +125,7 @@ static void links_alloc(cc_t *cc)
                     total += link_size(r->targets->nelts);
         }
     }
-    cc->blk = (char *)(((uintptr_t)apr_palloc(cc->p, total + 63) + 63) & ~(uintptr_t)63);
+    cc->blk = palloc_lines(cc->p, total);
     cc->blk_left = total;
     cc->prog->links = cc->blk;
 }
@@ -569,6 +575,7 @@ static void build_steps(bw_program_t *prog)
     for (ph = 1; ph <= BW_PHASES; ph++) {
         bw_code_t *code = &prog->code[ph];
         apr_array_header_t *applies = apr_array_make(prog->pool, 8, sizeof(bw_apply_t));
+        void *at;
         code->steps = apr_pcalloc(prog->pool, sizeof(bw_step_t) * (size_t)(code->n + 1));
         for (i = nskips = 0; i < code->n; i++)
             nskips += code->slots[i].nskip;
@@ -595,11 +602,9 @@ static void build_steps(bw_program_t *prog)
                 sk->mask = f->mask;
             }
         }
-        {   /* on lines of their own: an entry is one line */
-            size_t n = sizeof(bw_apply_t) * (size_t)(applies->nelts + 1);
-            void *at = (void *)(((uintptr_t)apr_palloc(prog->pool, n + 63) + 63) & ~(uintptr_t)63);
-            code->applies = memcpy(at, applies->elts, sizeof(bw_apply_t) * (size_t)applies->nelts);
-        }
+        /* on lines of their own: an entry is one line */
+        at = palloc_lines(prog->pool, sizeof(bw_apply_t) * (size_t)(applies->nelts + 1));
+        code->applies = memcpy(at, applies->elts, sizeof(bw_apply_t) * (size_t)applies->nelts);
     }
 }
 

@@ -853,12 +853,12 @@ static void count_time(const bw_metrics_ctr_t *c, const uint32_t *idx, int i, ui
     bw_metrics_max(c, &c->max_ns[k], ns);
 }
 
-/* Slot i's chain, timed. */
-static int __attribute__((noinline)) timed_chain(bw_tx_t *tx, const bw_code_t *code, int i,
+/* Slot i's chain cr, timed. */
+static int __attribute__((noinline)) timed_chain(bw_tx_t *tx, const bw_crule_t *cr, int i,
                                                  const bw_tx_mphase_t *mp)
 {
     uint64_t t0 = mono_ns();
-    int rc = run_chain(tx, (const bw_crule_t *)(tx->prog->links + code->steps[i].link));
+    int rc = run_chain(tx, cr);
     count_time(mp->ctr, mp->idx, i, mono_ns() - t0);
     return rc;
 }
@@ -927,7 +927,7 @@ steps(bw_tx_t *tx, int phase, int i, const bw_tx_mphase_t *mp, uint64_t *reached
             i++;
             continue;
         }
-        rc = timed ? timed_chain(tx, code, i, mp) : run_chain(tx, cr);
+        rc = timed ? timed_chain(tx, cr, i, mp) : run_chain(tx, cr);
         tx->cur_rule = NULL;
         if (on) {
             COUNT(rc == 1);

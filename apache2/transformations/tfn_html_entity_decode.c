@@ -18,11 +18,6 @@ static int is_digit(unsigned char c)
     return c >= '0' && c <= '9';
 }
 
-static int is_alnum(unsigned char c)
-{
-    return is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
-
 /* Digits of base 10 or 16 in [*pos, len) as one byte; advances *pos past
  * them. Returns -1 when there is no digit. */
 static int numeric_ref(bw_str_t in, size_t *pos, unsigned base)
@@ -79,7 +74,7 @@ static int decode_ref(bw_str_t in, size_t i, size_t *end)
         byte = numeric_ref(in, &j, base);
     } else {
         size_t k = j;
-        while (j < in.len && is_alnum((unsigned char)in.data[j]))
+        while (j < in.len && bw_is_alnum((unsigned char)in.data[j]))
             j++;
         byte = j > k ? named_ref(bw_str_n(in.data + k, j - k)) : -1;
     }
