@@ -20,6 +20,7 @@
  * the next thread to claim the shard adds to them.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <signal.h>
 #include <string.h>
 #include <unistd.h>
@@ -29,7 +30,7 @@
 #include "base/bw_metrics.h"
 
 #define MAGIC   0x4257204d45545231ULL   /* "BW METR1" */
-#define VERSION 1
+#define VERSION 2   /* 2: phase time is sampled (phase_timed) */
 #define NHASH   (2 * BW_METRICS_RULES)
 #define PAGE    4096
 #define ROUND(x) (((x) + PAGE - 1) / PAGE * PAGE)
@@ -57,11 +58,18 @@ struct bw_metrics_shard_s {
     uint64_t pad[7];
     uint64_t total[BW_MT__N];
     uint64_t phase_runs[BW_METRICS_PHASES], phase_evals[BW_METRICS_PHASES],
-             phase_ns[BW_METRICS_PHASES];
+             phase_timed[BW_METRICS_PHASES], phase_ns[BW_METRICS_PHASES];
     uint64_t status[600];
     uint64_t evals[BW_METRICS_RULES], matches[BW_METRICS_RULES], blocks[BW_METRICS_RULES];
     uint64_t timed[BW_METRICS_RULES], ns[BW_METRICS_RULES], max_ns[BW_METRICS_RULES];
 };
+
+/* the distances BW_METRICS_MATCHES and BW_METRICS_BLOCKS rely on */
+_Static_assert(offsetof(bw_metrics_shard_t, matches) ==
+               offsetof(bw_metrics_shard_t, evals) + BW_METRICS_RULES * sizeof(uint64_t) &&
+               offsetof(bw_metrics_shard_t, blocks) ==
+               offsetof(bw_metrics_shard_t, matches) + BW_METRICS_RULES * sizeof(uint64_t),
+               "a rule's counters at fixed distances");
 
 /* One thread's state, found through the handle's thread key. */
 typedef struct bw_metrics_thread_s {
@@ -335,6 +343,7 @@ void bw_metrics_counters(bw_metrics_shard_t *sh, bw_metrics_ctr_t *c)
     c->total = sh->total;
     c->phase_runs = sh->phase_runs;
     c->phase_evals = sh->phase_evals;
+    c->phase_timed = sh->phase_timed;
     c->phase_ns = sh->phase_ns;
     /* the shared shard is the one nobody owns */
     c->shared = __atomic_load_n(&sh->owner, __ATOMIC_RELAXED) == 0;
@@ -375,6 +384,7 @@ static void sum_shard(const bw_metrics_shard_t *sh, bw_metrics_snap_t *s, uint32
     for (i = 0; i < BW_METRICS_PHASES; i++) {
         s->phase_runs[i] += ld(&sh->phase_runs[i]);
         s->phase_evals[i] += ld(&sh->phase_evals[i]);
+        s->phase_timed[i] += ld(&sh->phase_timed[i]);
         s->phase_ns[i] += ld(&sh->phase_ns[i]);
     }
     for (i = 0; i < 600; i++)

@@ -6,10 +6,10 @@
  *
  * Prometheus names follow its conventions: a `bulwark_` prefix, base
  * units (seconds), `_total` on counters, labels for what varies (rule id,
- * phase, status). Per-rule time is what the sample measured: the sampled
- * evaluations and their seconds, never an extrapolation presented as a
- * measurement; the HTML page estimates a rule's whole time from them and
- * says so.
+ * phase, status). Rule and phase time is what the sample measured: the
+ * sampled evaluations or runs and their seconds, never an extrapolation
+ * presented as a measurement; the HTML page estimates a rule's whole time
+ * and a phase's mean from them and says so.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -172,9 +172,16 @@ char *bw_metrics_prometheus(apr_pool_t *p, const bw_metrics_snap_t *s,
     for (i = 1; i < BW_METRICS_PHASES; i++)
         sb_printf(&b, "bulwark_phase_evaluations_total{phase=\"%d\"} %llu\n", i,
                   (unsigned long long)s->phase_evals[i]);
-    prom_head(&b, "bulwark_phase_seconds_total", "counter", "Time spent running each phase's rules.");
+    prom_head(&b, "bulwark_phase_sampled_runs_total", "counter",
+              "Phase runs in timed (sampled) transactions.");
     for (i = 1; i < BW_METRICS_PHASES; i++)
-        sb_printf(&b, "bulwark_phase_seconds_total{phase=\"%d\"} %.9f\n", i, secs(s->phase_ns[i]));
+        sb_printf(&b, "bulwark_phase_sampled_runs_total{phase=\"%d\"} %llu\n", i,
+                  (unsigned long long)s->phase_timed[i]);
+    prom_head(&b, "bulwark_phase_sampled_seconds_total", "counter",
+              "Time the phase's rules took in timed (sampled) transactions.");
+    for (i = 1; i < BW_METRICS_PHASES; i++)
+        sb_printf(&b, "bulwark_phase_sampled_seconds_total{phase=\"%d\"} %.9f\n", i,
+                  secs(s->phase_ns[i]));
     prom_head(&b, "bulwark_rule_uncounted_evaluations_total", "counter",
               "Evaluations of rules without an id, or past the counters' capacity.");
     sb_printf(&b, "bulwark_rule_uncounted_evaluations_total %llu\n",
@@ -256,9 +263,11 @@ char *bw_metrics_json(apr_pool_t *p, const bw_metrics_snap_t *s, const bw_metric
         sb_printf(&b, "%s%llu", i ? "," : "", (unsigned long long)s->minutes[i]);
     sb_str(&b, "],\"phases\":[");
     for (i = 1; i < BW_METRICS_PHASES; i++)
-        sb_printf(&b, "%s{\"phase\":%d,\"runs\":%llu,\"evaluations\":%llu,\"seconds\":%.9f}",
+        sb_printf(&b, "%s{\"phase\":%d,\"runs\":%llu,\"evaluations\":%llu,"
+                  "\"sampled_runs\":%llu,\"sampled_seconds\":%.9f}",
                   i > 1 ? "," : "", i, (unsigned long long)s->phase_runs[i],
-                  (unsigned long long)s->phase_evals[i], secs(s->phase_ns[i]));
+                  (unsigned long long)s->phase_evals[i], (unsigned long long)s->phase_timed[i],
+                  secs(s->phase_ns[i]));
     sb_str(&b, "],\"rules\":[");
     for (i = 0; i < s->nrules; i++) {
         const bw_metrics_rule_t *r = &s->rules[i];
@@ -374,11 +383,13 @@ char *bw_metrics_html(apr_pool_t *p, const bw_metrics_snap_t *s, const bw_metric
     for (i = 0; i < BW_METRICS_MINUTES; i++)
         sb_printf(&b, "%s%llu", i ? " " : "", (unsigned long long)s->minutes[i]);
     sb_str(&b, "</p>\n<h2>Phases</h2>\n<table>\n<tr><th>phase</th><th>runs</th><th>rules "
-               "reached</th><th>time (s)</th></tr>\n");
+               "reached</th><th>timed runs</th><th>mean time (us, timed runs)</th></tr>\n");
     for (i = 1; i < BW_METRICS_PHASES; i++)
-        sb_printf(&b, "<tr><td>%d</td><td>%llu</td><td>%llu</td><td>%.6f</td></tr>\n", i,
-                  (unsigned long long)s->phase_runs[i], (unsigned long long)s->phase_evals[i],
-                  secs(s->phase_ns[i]));
+        sb_printf(&b, "<tr><td>%d</td><td>%llu</td><td>%llu</td><td>%llu</td><td>%.1f</td></tr>\n",
+                  i, (unsigned long long)s->phase_runs[i], (unsigned long long)s->phase_evals[i],
+                  (unsigned long long)s->phase_timed[i],
+                  s->phase_timed[i] ? (double)s->phase_ns[i] / (double)s->phase_timed[i] / 1e3
+                                    : 0.0);
     sb_str(&b, "</table>\n");
     html_rules(&b, s, info, "Top rules by matches (rules that log)", by_matches, 1);
     html_rules(&b, s, info, "Top rules by time (estimated from the timed sample)", by_time, 0);

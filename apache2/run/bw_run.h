@@ -317,11 +317,12 @@ int bw_tx_target_excluded(const bw_tx_t *tx, const bw_rule_t *r, const bw_varval
 /* ---- live counters (bw_tx_metrics.c) ----------------------------------------- */
 
 /* What one phase adds to: the thread's counters and, per slot of the
- * phase's code, the rule's index in the block (0: not counted). */
+ * phase's code, the rule's index in them (0: not counted), 16 bits: the
+ * map a phase reads is a few hundred bytes. */
 typedef struct bw_tx_mphase_s {
     int on;
     int timed;
-    const uint32_t *idx;
+    const uint16_t *ix;
     const bw_metrics_ctr_t *ctr;       /* the transaction's own, not a copy */
 } bw_tx_mphase_t;
 

@@ -16,8 +16,10 @@
 /* Per program: per phase, the block index of each slot's rule. */
 typedef struct {
     int n[BW_PHASES + 1];
-    uint32_t *idx[BW_PHASES + 1];
+    uint16_t *ix[BW_PHASES + 1];
 } prog_map_t;
+
+_Static_assert(BW_METRICS_RULES <= 65536, "a rule index fits the map's 16 bits");
 
 /* A transaction's way to its counters, found once: the thread that runs
  * it and that thread's shard, and the map of the program it runs. Looked
@@ -44,9 +46,9 @@ static prog_map_t *make_map(bw_metrics_t *m, const bw_program_t *prog, apr_pool_
     for (ph = 1; ph <= BW_PHASES; ph++) {
         const bw_code_t *code = &prog->code[ph];
         pm->n[ph] = code->n;
-        pm->idx[ph] = apr_palloc(p, sizeof(uint32_t) * (size_t)(code->n + 1));
+        pm->ix[ph] = apr_palloc(p, sizeof(uint16_t) * (size_t)(code->n + 1));
         for (i = 0; i < code->n; i++)
-            pm->idx[ph][i] = slot_index(m, &code->slots[i]);
+            pm->ix[ph][i] = (uint16_t)slot_index(m, &code->slots[i]);
     }
     return pm;
 }
@@ -106,7 +108,7 @@ int bw_tx_metrics_phase(bw_tx_t *tx, int phase, bw_tx_mphase_t *mp)
         tm->prog = tx->prog;
     }
     mp->ctr = &tm->ctr;
-    mp->idx = tm->map->idx[phase];
+    mp->ix = tm->map->ix[phase];
     mp->timed = tm->timed;
     mp->on = 1;
     return 1;

@@ -299,11 +299,14 @@ static const char *const URIS[] = { "/a?x=1", "/a?foo=evil", "/b?bar=2", "/c?q=e
 
 static void check_counts(const bw_metrics_snap_t *s)
 {
+    int ph;
     ck_assert_uint_eq(s->total[BW_MT_TX], 5);
     ck_assert_uint_eq(s->total[BW_MT_INTERCEPTED], 2);
     ck_assert_uint_eq(s->status[403], 2);
     ck_assert_uint_eq(s->total[BW_MT_TIMED_TX], 5);
     ck_assert_uint_eq(s->phase_runs[1], 5);
+    for (ph = 1; ph <= 5; ph++)   /* every transaction timed (sample 1) */
+        ck_assert_uint_eq(s->phase_timed[ph], s->phase_runs[ph]);
     ck_assert_uint_eq(rule_of(s, 10)->evals, 5);
     ck_assert_uint_eq(rule_of(s, 10)->matches, 5);
     ck_assert_uint_eq(rule_of(s, 11)->matches, 5);
