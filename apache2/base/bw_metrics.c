@@ -30,7 +30,7 @@
 #include "base/bw_metrics.h"
 
 #define MAGIC   0x4257204d45545231ULL   /* "BW METR1" */
-#define VERSION 2   /* 2: phase time is sampled (phase_timed) */
+#define VERSION 3   /* 2: phase time is sampled (phase_timed); 3: path records */
 #define NHASH   (2 * BW_METRICS_RULES)
 #define PAGE    4096
 #define ROUND(x) (((x) + PAGE - 1) / PAGE * PAGE)
@@ -51,7 +51,24 @@ typedef struct {
     uint64_t minute[BW_METRICS_MINUTES];   /* (minute << 24) | blocks */
     uint32_t id_of[BW_METRICS_RULES];
     dirent_t dir[NHASH];
+    uint32_t layout_used;                  /* words of `layouts` taken */
+    uint32_t pad;
+    /* layouts: at word L, the step count n (two words, low first), then n
+     * rule indices; its id is L + 1. Written before the id is handed out,
+     * never changed. */
+    uint16_t layouts[BW_METRICS_LAYOUT_WORDS];
 } head_t;
+
+/* A path record: published by its key (hash | 1) last; only the shard's
+ * owner writes one, and only its count changes after. */
+typedef struct {
+    uint64_t key;
+    uint32_t layout;        /* the layout's id */
+    uint32_t off;           /* reached-step bitmap at words[off], matched at words[off + nw] */
+    int32_t blocked;        /* the step that intercepted, or -1 */
+    uint32_t nw;
+    uint64_t count;
+} path_t;
 
 struct bw_metrics_shard_s {
     uint64_t owner;
@@ -62,6 +79,9 @@ struct bw_metrics_shard_s {
     uint64_t status[600];
     uint64_t evals[BW_METRICS_RULES], matches[BW_METRICS_RULES], blocks[BW_METRICS_RULES];
     uint64_t timed[BW_METRICS_RULES], ns[BW_METRICS_RULES], max_ns[BW_METRICS_RULES];
+    uint64_t words_used;                   /* of words */
+    path_t paths[BW_METRICS_PATHS];
+    uint64_t words[BW_METRICS_PATH_WORDS];
 };
 
 /* the distances BW_METRICS_MATCHES and BW_METRICS_BLOCKS rely on */
@@ -89,9 +109,11 @@ struct bw_metrics_s {
     char *shards;             /* shard i at shards + i * shard_size */
     size_t shard_size;
     apr_threadkey_t *key;
-    apr_thread_mutex_t *mu;   /* guards threads and nthreads */
+    apr_thread_mutex_t *mu;   /* guards threads, nthreads and layouts */
     thr_t *threads;
     uint32_t nthreads;
+    apr_pool_t *pool;
+    apr_hash_t *layouts;      /* (owner, part) -> layout id + 1 stored in the block */
 };
 
 static size_t shard_size(void)
@@ -163,6 +185,12 @@ bw_metrics_t *bw_metrics_attach(apr_pool_t *p, void *base, size_t size, int *ado
         *err = "cannot create the counters' thread key";
         return NULL;
     }
+    /* the layouts' keys: allocated under the lock, from a pool of their own */
+    if (apr_pool_create(&m->pool, p) != APR_SUCCESS) {
+        *err = "cannot create the counters' pool";
+        return NULL;
+    }
+    m->layouts = apr_hash_make(m->pool);
     m->h = base;
     m->shards = (char *)base + ROUND(sizeof(head_t));
     m->shard_size = shard_size();
@@ -345,6 +373,7 @@ void bw_metrics_counters(bw_metrics_shard_t *sh, bw_metrics_ctr_t *c)
     c->phase_evals = sh->phase_evals;
     c->phase_timed = sh->phase_timed;
     c->phase_ns = sh->phase_ns;
+    c->sh = sh;
     /* the shared shard is the one nobody owns */
     c->shared = __atomic_load_n(&sh->owner, __ATOMIC_RELAXED) == 0;
 }
@@ -376,9 +405,160 @@ static uint64_t ld(const uint64_t *p)
     return __atomic_load_n(p, __ATOMIC_RELAXED);
 }
 
-static void sum_shard(const bw_metrics_shard_t *sh, bw_metrics_snap_t *s, uint32_t nidx)
+/* ---- path records (bw_metrics.h) ------------------------------------------- */
+
+typedef struct {
+    const void *owner;
+    int part;
+} layout_key_t;
+
+/* Is the layout of id `id` the map ix[0..n)? */
+static int layout_is(const head_t *h, uint32_t id, const uint16_t *ix, int n)
+{
+    const uint16_t *l = &h->layouts[id - 1];
+    return ((uint32_t)l[0] | (uint32_t)l[1] << 16) == (uint32_t)n
+           && !memcmp(l + 2, ix, sizeof(uint16_t) * (size_t)n);
+}
+
+uint32_t bw_metrics_layout(bw_metrics_t *m, const void *owner, int part, const uint16_t *ix,
+                           int n)
+{
+    head_t *h = m->h;
+    layout_key_t key;
+    uint32_t *known, at, id = 0;
+    memset(&key, 0, sizeof(key));
+    key.owner = owner;
+    key.part = part;
+    if (n <= 0)
+        return 0;
+    apr_thread_mutex_lock(m->mu);
+    known = apr_hash_get(m->layouts, &key, sizeof(key));
+    /* a program freed and another made where it was has its own map */
+    if (known && *known && layout_is(h, *known, ix, n)) {
+        id = *known;
+        goto out;
+    }
+    at = __atomic_fetch_add(&h->layout_used, (uint32_t)n + 2, __ATOMIC_RELAXED);
+    if (at + (uint32_t)n + 2 > BW_METRICS_LAYOUT_WORDS || at + (uint32_t)n + 2 < at)
+        goto out;   /* full: counted rule by rule */
+    h->layouts[at] = (uint16_t)(n & 0xffff);
+    h->layouts[at + 1] = (uint16_t)((uint32_t)n >> 16);
+    memcpy(&h->layouts[at + 2], ix, sizeof(uint16_t) * (size_t)n);
+    __atomic_thread_fence(__ATOMIC_RELEASE);
+    id = at + 1;
+    if (!known) {
+        layout_key_t *k = apr_pmemdup(m->pool, &key, sizeof(key));
+        known = apr_palloc(m->pool, sizeof(*known));
+        apr_hash_set(m->layouts, k, sizeof(*k), known);
+    }
+    *known = id;
+out:
+    apr_thread_mutex_unlock(m->mu);
+    return id;
+}
+
+static uint64_t path_hash(uint32_t layout, int blocked, const uint64_t *vis,
+                          const uint64_t *mat, int nw)
+{
+    uint64_t x = ((uint64_t)layout << 32 | (uint32_t)blocked) * 0x9e3779b97f4a7c15ULL;
+    int w;
+    for (w = 0; w < nw; w++) {
+        x = (x ^ vis[w]) * 0xff51afd7ed558ccdULL;
+        x = (x ^ mat[w] ^ (x >> 29)) * 0xc4ceb9fe1a85ec53ULL;
+    }
+    return (x ^ (x >> 32)) | 1;
+}
+
+int bw_metrics_path(const bw_metrics_ctr_t *c, uint32_t layout, const uint64_t *vis,
+                    const uint64_t *mat, int nw, int blocked)
+{
+    bw_metrics_shard_t *sh = c->sh;
+    uint64_t key = path_hash(layout, blocked, vis, mat, nw);
+    size_t bytes = sizeof(uint64_t) * (size_t)nw;
+    unsigned pos = (unsigned)(key >> 8) % BW_METRICS_PATHS, n;
+    if (c->shared || !layout)
+        return 0;
+    for (n = 0; n < BW_METRICS_PATHS; n++, pos = (pos + 1) % BW_METRICS_PATHS) {
+        path_t *p = &sh->paths[pos];
+        uint64_t k = __atomic_load_n(&p->key, __ATOMIC_RELAXED);
+        if (k == key && p->layout == layout && p->blocked == blocked && p->nw == (uint32_t)nw
+            && !memcmp(&sh->words[p->off], vis, bytes)
+            && !memcmp(&sh->words[p->off + (uint32_t)nw], mat, bytes)) {
+            bw_metrics_inc(&p->count, 0);
+            return 1;
+        }
+        if (k)
+            continue;
+        /* a new path: its bitmaps, then the record, published by its key */
+        if (sh->words_used + 2 * (uint64_t)nw > BW_METRICS_PATH_WORDS)
+            return 0;
+        p->off = (uint32_t)sh->words_used;
+        memcpy(&sh->words[p->off], vis, bytes);
+        memcpy(&sh->words[p->off + (uint32_t)nw], mat, bytes);
+        sh->words_used += 2 * (uint64_t)nw;
+        p->layout = layout;
+        p->blocked = blocked;
+        p->nw = (uint32_t)nw;
+        __atomic_store_n(&p->count, 1, __ATOMIC_RELAXED);
+        __atomic_store_n(&p->key, key, __ATOMIC_RELEASE);
+        return 1;
+    }
+    return 0;
+}
+
+/* What shard sh's path records add to s (indices from nidx on are not in
+ * the snapshot yet: they count at the next read). */
+static void sum_paths(const head_t *h, const bw_metrics_shard_t *sh, bw_metrics_snap_t *s,
+                      uint32_t nidx)
+{
+    uint32_t used = __atomic_load_n(&h->layout_used, __ATOMIC_ACQUIRE);
+    unsigned i;
+    for (i = 0; i < BW_METRICS_PATHS; i++) {
+        const path_t *p = &sh->paths[i];
+        const uint16_t *l;
+        uint64_t cnt;
+        uint32_t n, w, k;
+        int half;
+        if (!__atomic_load_n(&p->key, __ATOMIC_ACQUIRE))
+            continue;
+        cnt = ld(&p->count);
+        if (!p->layout || p->layout - 1 + 2 > used)
+            continue;
+        l = &h->layouts[p->layout - 1];
+        n = (uint32_t)l[0] | (uint32_t)l[1] << 16;
+        if (p->layout - 1 + 2 + n > used || p->nw > (n + 63) / 64 + 1)
+            continue;
+        for (half = 0; half < 2; half++)
+            for (w = 0; w < p->nw; w++) {
+                uint64_t bits = sh->words[p->off + (uint32_t)half * p->nw + w];
+                while (bits) {
+                    uint32_t step = w * 64 + (uint32_t)__builtin_ctzll(bits);
+                    bits &= bits - 1;
+                    if (step >= n)
+                        continue;
+                    k = l[2 + step];
+                    if (k >= nidx)
+                        continue;
+                    if (!k) {
+                        if (!half)
+                            s->uncounted_evals += cnt;
+                    } else if (!half) {
+                        s->rules[k - 1].evals += cnt;
+                    } else {
+                        s->rules[k - 1].matches += cnt;
+                    }
+                }
+            }
+        if (p->blocked >= 0 && (uint32_t)p->blocked < n && (k = l[2 + p->blocked]) && k < nidx)
+            s->rules[k - 1].blocks += cnt;
+    }
+}
+
+static void sum_shard(const head_t *h, const bw_metrics_shard_t *sh, bw_metrics_snap_t *s,
+                      uint32_t nidx)
 {
     uint32_t i;
+    sum_paths(h, sh, s, nidx);
     for (i = 0; i < BW_MT__N; i++)
         s->total[i] += ld(&sh->total[i]);
     for (i = 0; i < BW_METRICS_PHASES; i++) {
@@ -417,8 +597,8 @@ void bw_metrics_read(bw_metrics_t *m, apr_pool_t *p, int64_t now, bw_metrics_sna
         s->rules[i - 1].id = (long)__atomic_load_n(&h->id_of[i], __ATOMIC_RELAXED);
     hi = __atomic_load_n(&h->shards_hi, __ATOMIC_ACQUIRE);
     for (i = 0; i < hi && i < BW_METRICS_SHARDS; i++)
-        sum_shard(shard_at(m, i), s, nidx);
-    sum_shard(shard_at(m, BW_METRICS_SHARDS), s, nidx);
+        sum_shard(h, shard_at(m, i), s, nidx);
+    sum_shard(h, shard_at(m, BW_METRICS_SHARDS), s, nidx);
     s->minute0 = minute;
     for (i = 0; i < BW_METRICS_MINUTES; i++) {
         uint64_t w = ld(&h->minute[bucket(minute - (int64_t)i)]);

@@ -29,6 +29,9 @@
 #define BW_METRICS_SHARDS 128    /* thread-owned shards; one more is shared */
 #define BW_METRICS_PHASES 6      /* 1..5 used */
 #define BW_METRICS_MINUTES 60    /* blocks per minute, the last hour */
+#define BW_METRICS_PATHS 256     /* path records per shard (bw_metrics_path) */
+#define BW_METRICS_PATH_WORDS 6144   /* their bitmaps, 64-bit words per shard */
+#define BW_METRICS_LAYOUT_WORDS (1 << 20) /* the programs' slot maps, 16-bit words */
 
 /* Per-transaction totals. */
 enum {
@@ -100,6 +103,7 @@ typedef struct bw_metrics_ctr_s {
     uint64_t *total;                      /* BW_MT__N */
     uint64_t *phase_runs, *phase_evals;   /* per phase */
     uint64_t *phase_timed, *phase_ns;     /* per phase: sampled runs, their time */
+    bw_metrics_shard_t *sh;
     int shared;
 } bw_metrics_ctr_t;
 void bw_metrics_counters(bw_metrics_shard_t *sh, bw_metrics_ctr_t *c);
@@ -144,6 +148,30 @@ static inline void bw_metrics_max(const bw_metrics_ctr_t *c, uint64_t *at, uint6
                                                    __ATOMIC_RELAXED))
         ;
 }
+
+/* Path records. A phase of a transaction adds one to each rule it
+ * reached (and matched, and blocked at); most transactions of a site take
+ * one of a few paths through a phase, so the counting loop only notes the
+ * phase's steps reached and matched in two bitmaps (on its stack), and
+ * the phase ends with one count of that path in the thread's shard: a few
+ * lines of shared memory instead of one per rule (which a busy server
+ * finds cold at every request). The reader expands each path into the
+ * rules' counts through the map of the program's steps to rule indices
+ * (its layout), stored in the block once.
+ *
+ * bw_metrics_layout: the layout of `part` of `owner` (a program's phase),
+ * ix[0..n) the rule index of each step; stored at the first call for the
+ * pair (under the handle's lock; the same map again is found, not stored
+ * again), 0 when the block has no room left (count rule by rule then). */
+uint32_t bw_metrics_layout(bw_metrics_t *m, const void *owner, int part, const uint16_t *ix,
+                           int n);
+/* Count once, in c's shard (an owned one), the path of layout `layout`
+ * whose reached and matched steps are the bits of vis and mat (nw words
+ * each; steps past the layout's end are never set) and that blocked at
+ * step `blocked` (-1: none). 0 when the shard's table or arena is full:
+ * count rule by rule. */
+int bw_metrics_path(const bw_metrics_ctr_t *c, uint32_t layout, const uint64_t *vis,
+                    const uint64_t *mat, int nw, int blocked);
 
 /* A transaction ended intercepted with HTTP status `status` (0: dropped)
  * at time now (seconds): counted by status and in the minute's bucket. */

@@ -830,8 +830,20 @@ static uint64_t mono_ns(void)
 }
 
 /* How the loop counts (run_steps): not at all, in the thread's own shard
- * (plain adds) or in the shared one (atomic adds). */
-enum { COUNT_OFF, COUNT_OWNED, COUNT_SHARED };
+ * rule by rule (plain adds), in the shared one (atomic adds), or as a
+ * path: the steps reached and matched noted in bitmaps, counted once at
+ * the end of the phase (bw_metrics_path). Jumps only go forward (a
+ * skipAfter's marker is found after its rule, skip:N counts forward), so
+ * a phase reaches a step at most once and the bitmaps lose no count. */
+enum { COUNT_OFF, COUNT_OWNED, COUNT_SHARED, COUNT_PATH };
+
+#define PATH_WORDS (BW_TX_PATH_STEPS / 64)
+
+/* A phase's path so far (COUNT_PATH). */
+typedef struct {
+    uint64_t vis[PATH_WORDS], mat[PATH_WORDS];
+    int blocked;
+} path_bits_t;
 
 /* A timed transaction: the rule of index k took ns. */
 static void count_time(const bw_metrics_ctr_t *c, uint32_t k, uint64_t ns)
@@ -855,27 +867,34 @@ static int __attribute__((noinline)) timed_chain(bw_tx_t *tx, const bw_crule_t *
  * reached is counted in mp, *reached says how many. What the loop reads of
  * mp is copied to locals first: the calls in between could change what a
  * pointer shows, for all the compiler knows, and would make it read them
- * again for every rule. `how` is a constant in each of the three copies
+ * again for every rule. `how` is a constant in each of the four copies
  * below, so the uncounted loop is the one before counters existed and the
  * counted ones test nothing per rule. */
 static inline __attribute__((always_inline)) int
-steps(bw_tx_t *tx, int phase, int i, const bw_tx_mphase_t *mp, uint64_t *reached, const int how)
+steps(bw_tx_t *tx, int phase, int i, const bw_tx_mphase_t *mp, uint64_t *reached,
+      path_bits_t *pb, const int how)
 {
     const bw_code_t *code = &tx->prog->code[phase];
     const char *const links = tx->prog->links;
     const uint16_t *const ix = mp->ix;
-    const int on = how != COUNT_OFF, timed = on && mp->timed;
-    const int shared = how == COUNT_SHARED;
+    const int on = how != COUNT_OFF, timed = on && how != COUNT_PATH && mp->timed;
+    const int shared = how == COUNT_SHARED, path = how == COUNT_PATH;
     /* uncounted, mp->ctr is NULL: not even its members' addresses are taken */
-    uint64_t *const evals = on ? mp->ctr->evals : NULL;
+    uint64_t *const evals = on && !path ? mp->ctr->evals : NULL;
     uint64_t n = 0;
     int out = 0;
 #define COUNT(matched) do {                                                  \
-        uint64_t *e_ = evals + ix[i];                                        \
-        bw_metrics_inc(e_, shared);                                          \
-        if (matched)                                                         \
-            bw_metrics_inc(BW_METRICS_MATCHES(e_), shared);                  \
-        ++n;                                                                 \
+        if (path) {                                                          \
+            pb->vis[i >> 6] |= (uint64_t)1 << (i & 63);                      \
+            if (matched)                                                     \
+                pb->mat[i >> 6] |= (uint64_t)1 << (i & 63);                  \
+        } else {                                                             \
+            uint64_t *e_ = evals + ix[i];                                    \
+            bw_metrics_inc(e_, shared);                                      \
+            if (matched)                                                     \
+                bw_metrics_inc(BW_METRICS_MATCHES(e_), shared);              \
+            ++n;                                                             \
+        }                                                                    \
     } while (0)
     while (i < code->n) {
         const bw_step_t *st = &code->steps[i];
@@ -920,8 +939,12 @@ steps(bw_tx_t *tx, int phase, int i, const bw_tx_mphase_t *mp, uint64_t *reached
         tx->cur_rule = NULL;
         if (on) {
             COUNT(rc == 1);
-            if (tx->intercepted)
-                bw_metrics_inc(BW_METRICS_BLOCKS(evals + ix[i]), shared);
+            if (tx->intercepted) {
+                if (path)
+                    pb->blocked = i;
+                else
+                    bw_metrics_inc(BW_METRICS_BLOCKS(evals + ix[i]), shared);
+            }
         }
         if (tx->intercepted) {
             out = 1;
@@ -939,19 +962,67 @@ steps(bw_tx_t *tx, int phase, int i, const bw_tx_mphase_t *mp, uint64_t *reached
 static int run_steps(bw_tx_t *tx, int phase, int i)
 {
     uint64_t reached = 0;
-    return steps(tx, phase, i, &(bw_tx_mphase_t){ .on = 0 }, &reached, COUNT_OFF);
+    return steps(tx, phase, i, &(bw_tx_mphase_t){ .on = 0 }, &reached, NULL, COUNT_OFF);
 }
 
 static int __attribute__((noinline)) run_steps_owned(bw_tx_t *tx, int phase, int i,
                                                      const bw_tx_mphase_t *mp, uint64_t *reached)
 {
-    return steps(tx, phase, i, mp, reached, COUNT_OWNED);
+    return steps(tx, phase, i, mp, reached, NULL, COUNT_OWNED);
 }
 
 static int __attribute__((noinline)) run_steps_shared(bw_tx_t *tx, int phase, int i,
                                                       const bw_tx_mphase_t *mp, uint64_t *reached)
 {
-    return steps(tx, phase, i, mp, reached, COUNT_SHARED);
+    return steps(tx, phase, i, mp, reached, NULL, COUNT_SHARED);
+}
+
+/* A path the shard had no room for, counted rule by rule. */
+static void __attribute__((noinline)) count_bits(const bw_tx_mphase_t *mp, const path_bits_t *pb,
+                                                 int nw)
+{
+    uint64_t *evals = mp->ctr->evals;
+    int w, half;
+    for (half = 0; half < 2; half++)
+        for (w = 0; w < nw; w++) {
+            uint64_t bits = half ? pb->mat[w] : pb->vis[w];
+            while (bits) {
+                int s = w * 64 + __builtin_ctzll(bits);
+                bits &= bits - 1;
+                bw_metrics_inc(half ? BW_METRICS_MATCHES(evals + mp->ix[s]) : evals + mp->ix[s], 0);
+            }
+        }
+    if (pb->blocked >= 0)
+        bw_metrics_inc(BW_METRICS_BLOCKS(evals + mp->ix[pb->blocked]), 0);
+}
+
+/* The phase counted as a path (an owned shard, not a sampled transaction,
+ * a phase with a layout): phase 1's folded prefix (phase1_start), the
+ * steps, then the path counted once. */
+static int __attribute__((noinline)) run_steps_path(bw_tx_t *tx, int phase, int i,
+                                                    const bw_tx_mphase_t *mp, uint64_t *reached)
+{
+    const bw_code_t *code = &tx->prog->code[phase];
+    path_bits_t pb;
+    int nw = (code->n + 63) / 64, k = 0, w, rc;
+    memset(pb.vis, 0, sizeof(uint64_t) * (size_t)nw);
+    memset(pb.mat, 0, sizeof(uint64_t) * (size_t)nw);
+    pb.blocked = -1;
+    while (k < i) {
+        const bw_step_t *st = &code->steps[k];
+        if (st->kind != BW_SLOT_NOP && st->kind != BW_SLOT_APPLY)
+            break;
+        pb.vis[k >> 6] |= (uint64_t)1 << (k & 63);
+        if (st->kind == BW_SLOT_APPLY)
+            pb.mat[k >> 6] |= (uint64_t)1 << (k & 63);
+        k = st->next;
+    }
+    rc = steps(tx, phase, i, mp, reached, &pb, COUNT_PATH);
+    for (w = 0; w < nw; w++)
+        *reached += (uint64_t)__builtin_popcountll(pb.vis[w]);
+    if (!bw_metrics_path(mp->ctr, mp->layout, pb.vis, pb.mat, nw, pb.blocked))
+        count_bits(mp, &pb, nw);
+    return rc;
 }
 
 /* Phase 1 starts past the folded slots every transaction runs the same
@@ -979,7 +1050,7 @@ int bw_tx_exec_phase(bw_tx_t *tx, int phase)
 {
     bw_tx_mphase_t mp;
     uint64_t t0 = 0, reached = 0;
-    int start, rc;
+    int start, rc, path;
     tx->cur_phase = phase;
     tx->img_end = 0;   /* phase1_start sets it when it loads the image */
     run_template(tx);
@@ -987,14 +1058,18 @@ int bw_tx_exec_phase(bw_tx_t *tx, int phase)
     if (!tx->metrics)
         return run_steps(tx, phase, start);
     bw_tx_metrics_phase(tx, phase, &mp);
+    path = mp.on && !mp.timed && !mp.ctr->shared && mp.layout
+           && tx->prog->code[phase].n <= BW_TX_PATH_STEPS;
     if (mp.on) {
         /* a clock read is ~20 ns, two a phase 1% of a GET: the phase is
          * timed, as its rules are, in the sampled transactions only */
         if (mp.timed)
             t0 = mono_ns();
-        count_prefix(tx, phase, start, &mp, &reached);
+        if (!path)
+            count_prefix(tx, phase, start, &mp, &reached);
     }
     rc = !mp.on ? run_steps(tx, phase, start)
+         : path ? run_steps_path(tx, phase, start, &mp, &reached)
          : mp.ctr->shared ? run_steps_shared(tx, phase, start, &mp, &reached)
                          : run_steps_owned(tx, phase, start, &mp, &reached);
     if (mp.on) {

@@ -13,10 +13,12 @@
 #include <pthread.h>
 #include "run/bw_run.h"
 
-/* Per program: per phase, the block index of each slot's rule. */
+/* Per program: per phase, the block index of each slot's rule, and the
+ * map's layout in the block (0: none, count rule by rule). */
 typedef struct {
     int n[BW_PHASES + 1];
     uint16_t *ix[BW_PHASES + 1];
+    uint32_t layout[BW_PHASES + 1];
 } prog_map_t;
 
 _Static_assert(BW_METRICS_RULES <= 65536, "a rule index fits the map's 16 bits");
@@ -49,18 +51,21 @@ static prog_map_t *make_map(bw_metrics_t *m, const bw_program_t *prog, apr_pool_
         pm->ix[ph] = apr_palloc(p, sizeof(uint16_t) * (size_t)(code->n + 1));
         for (i = 0; i < code->n; i++)
             pm->ix[ph][i] = (uint16_t)slot_index(m, &code->slots[i]);
+        pm->layout[ph] = code->n <= BW_TX_PATH_STEPS
+                         ? bw_metrics_layout(m, prog, ph, pm->ix[ph], code->n) : 0;
     }
     return pm;
 }
 
+/* In httpd's parent, before the children: the rules' indices and the
+ * phases' layouts, which the children's threads then find. */
 void bw_metrics_register_program(bw_metrics_t *m, const bw_program_t *prog)
 {
-    int ph, i;
-    if (!m || !prog)
+    apr_pool_t *p;
+    if (!m || !prog || apr_pool_create(&p, NULL) != APR_SUCCESS)
         return;
-    for (ph = 1; ph <= BW_PHASES; ph++)
-        for (i = 0; i < prog->code[ph].n; i++)
-            slot_index(m, &prog->code[ph].slots[i]);
+    make_map(m, prog, p);
+    apr_pool_destroy(p);
 }
 
 /* The thread's map of prog (made at the first transaction that runs it).
@@ -109,6 +114,7 @@ int bw_tx_metrics_phase(bw_tx_t *tx, int phase, bw_tx_mphase_t *mp)
     }
     mp->ctr = &tm->ctr;
     mp->ix = tm->map->ix[phase];
+    mp->layout = tm->map->layout[phase];
     mp->timed = tm->timed;
     mp->on = 1;
     return 1;

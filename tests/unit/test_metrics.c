@@ -261,6 +261,11 @@ static const char *RULES =
     "SecRule TX:score \"@ge 5\" \"id:22,phase:2,deny,status:403,log\"\n"
     "SecRule RESPONSE_STATUS \"@streq 200\" \"id:30,phase:3,pass,nolog\"\n";
 
+/* The timing sample run_all's transactions take: 1, every transaction
+ * timed and counted rule by rule; 0, none timed, phases counted as paths
+ * (bw_metrics_path). */
+static int run_sample = 1;
+
 /* Each uri through the five phases, counted in m. */
 static void run_all(bw_program_t *prog, bw_metrics_t *m, const char *const *uris, int n)
 {
@@ -279,7 +284,7 @@ static void run_all(bw_program_t *prog, bw_metrics_t *m, const char *const *uris
         req.request_line = bw_str_make(apr_pstrcat(p, "GET ", uris[i], " HTTP/1.1", NULL));
         req.remote_addr = bw_str_make("10.0.0.1");
         tx = bw_tx_create(p, prog, &req, NULL);
-        bw_tx_set_metrics(tx, m, 1);
+        bw_tx_set_metrics(tx, m, run_sample);
         for (ph = 1; ph <= 5; ph++) {
             if (ph == 3) {
                 memset(&res, 0, sizeof(res));
@@ -297,16 +302,16 @@ static void run_all(bw_program_t *prog, bw_metrics_t *m, const char *const *uris
  * and whichever shard counted it. */
 static const char *const URIS[] = { "/a?x=1", "/a?foo=evil", "/b?bar=2", "/c?q=evil&foo=1", "/d" };
 
-static void check_counts(const bw_metrics_snap_t *s)
+static void check_counts(const bw_metrics_snap_t *s, int sampled)
 {
     int ph;
     ck_assert_uint_eq(s->total[BW_MT_TX], 5);
     ck_assert_uint_eq(s->total[BW_MT_INTERCEPTED], 2);
     ck_assert_uint_eq(s->status[403], 2);
-    ck_assert_uint_eq(s->total[BW_MT_TIMED_TX], 5);
+    ck_assert_uint_eq(s->total[BW_MT_TIMED_TX], sampled ? 5 : 0);
     ck_assert_uint_eq(s->phase_runs[1], 5);
-    for (ph = 1; ph <= 5; ph++)   /* every transaction timed (sample 1) */
-        ck_assert_uint_eq(s->phase_timed[ph], s->phase_runs[ph]);
+    for (ph = 1; ph <= 5; ph++)   /* every transaction timed (sample 1), or none */
+        ck_assert_uint_eq(s->phase_timed[ph], sampled ? s->phase_runs[ph] : 0);
     ck_assert_uint_eq(rule_of(s, 10)->evals, 5);
     ck_assert_uint_eq(rule_of(s, 10)->matches, 5);
     ck_assert_uint_eq(rule_of(s, 11)->matches, 5);
@@ -317,7 +322,7 @@ static void check_counts(const bw_metrics_snap_t *s)
     ck_assert_uint_eq(rule_of(s, 21)->matches, 3);
     ck_assert_uint_eq(rule_of(s, 22)->blocks, 2);
     ck_assert_uint_eq(rule_of(s, 30)->evals, 3);     /* phase 3 not after a deny */
-    ck_assert_uint_eq(rule_of(s, 22)->timed, rule_of(s, 22)->evals);
+    ck_assert_uint_eq(rule_of(s, 22)->timed, sampled ? rule_of(s, 22)->evals : 0);
 }
 
 static bw_program_t *rules_program(const char *path, unsigned flags)
@@ -336,16 +341,19 @@ START_TEST(test_transactions_same_any_program)
     const char *path = rule_file(RULES);
     bw_metrics_snap_t ref = { 0 };
     unsigned k;
-    for (k = 0; k < 3; k++) {
+    /* three programs, each counted rule by rule and as paths */
+    for (k = 0; k < 6; k++) {
         static const unsigned flags[] = { 0, BW_PROG_NO_SCAN, BW_PROG_NO_FOLD };
-        bw_program_t *prog = rules_program(path, flags[k]);
+        bw_program_t *prog = rules_program(path, flags[k % 3]);
         bw_metrics_t *m = fresh();
         bw_metrics_snap_t s;
         int i;
         bw_metrics_register_program(m, prog);
+        run_sample = k < 3;
         run_all(prog, m, URIS, 5);
+        run_sample = 1;
         bw_metrics_read(m, pool, 0, &s);
-        check_counts(&s);
+        check_counts(&s, k < 3);
         if (k == 0) {
             ref = s;
             continue;
@@ -401,15 +409,17 @@ START_TEST(test_transactions_jumps)
         "SecRule ARGS:stop \"@streq 1\" \"id:200,phase:2,allow,nolog\"\n"
         "SecRule REQUEST_URI \"@rx ^/\" \"id:201,phase:2,pass,nolog\"\n", NULL);
     path = rule_file(text);
-    for (k = 0; k < 3; k++) {
+    for (k = 0; k < 6; k++) {
         static const unsigned flags[] = { 0, BW_PROG_NO_SCAN, BW_PROG_NO_FOLD };
-        bw_program_t *prog = rules_program(path, flags[k]);
+        bw_program_t *prog = rules_program(path, flags[k % 3]);
         bw_metrics_t *m = fresh();
         bw_metrics_snap_t s;
         uint64_t evals = 0;
         int i;
         bw_metrics_register_program(m, prog);
+        run_sample = k < 3;     /* rule by rule, then as paths */
         run_all(prog, m, uris, 2);
+        run_sample = 1;
         bw_metrics_read(m, pool, 0, &s);
         ck_assert_uint_eq(rule_of(&s, 100)->evals, 2);
         ck_assert_uint_eq(rule_of(&s, 101)->evals, 2);
@@ -461,7 +471,55 @@ START_TEST(test_transactions_shared_shard)
         pthread_join(th[i], NULL);
     pthread_barrier_destroy(&bar);
     bw_metrics_read(m, pool, 0, &s);
-    check_counts(&s);
+    check_counts(&s, 1);
+    unlink(path);
+}
+END_TEST
+
+/* More distinct paths than a shard has records for (2^9 combinations of
+ * nine rules matching, twice over, with a block on some): the records
+ * that fit count each path, the rest is counted rule by rule, and the
+ * sums are exact either way. */
+START_TEST(test_paths_overflow)
+{
+    char *text = apr_pstrdup(pool, "SecRuleEngine On\n");
+    const char **uris = apr_palloc(pool, sizeof(char *) * 1024);
+    bw_program_t *prog;
+    bw_metrics_t *m;
+    bw_metrics_snap_t s;
+    const char *path;
+    int j, u;
+    for (j = 0; j < 9; j++)
+        text = apr_psprintf(pool, "%sSecRule ARGS:a%d \"@streq 1\" \"id:%d,phase:2,pass,nolog\"\n",
+                            text, j, 500 + j);
+    text = apr_pstrcat(pool, text,
+        "SecRule ARGS:a8 \"@streq 1\" \"id:600,phase:2,deny,status:403,nolog,chain\"\n"
+        "    SecRule ARGS:a7 \"@streq 1\"\n"
+        "SecRule REQUEST_URI \"@rx ^/\" \"id:601,phase:2,pass,nolog\"\n", NULL);
+    path = rule_file(text);
+    prog = rules_program(path, 0);
+    m = fresh();
+    bw_metrics_register_program(m, prog);
+    for (u = 0; u < 1024; u++) {
+        char *q = apr_pstrdup(pool, "/p?z=0");
+        for (j = 0; j < 9; j++)
+            q = apr_psprintf(pool, "%s&a%d=%d", q, j, (u >> j) & 1);
+        uris[u] = q;
+    }
+    run_sample = 0;
+    run_all(prog, m, uris, 1024);
+    run_sample = 1;
+    bw_metrics_read(m, pool, 0, &s);
+    for (j = 0; j < 9; j++) {
+        ck_assert_uint_eq(rule_of(&s, 500 + j)->evals, 1024);
+        ck_assert_uint_eq(rule_of(&s, 500 + j)->matches, 512);
+    }
+    ck_assert_uint_eq(rule_of(&s, 600)->evals, 1024);
+    ck_assert_uint_eq(rule_of(&s, 600)->matches, 256);   /* a8 and a7 */
+    ck_assert_uint_eq(rule_of(&s, 600)->blocks, 256);
+    ck_assert_uint_eq(rule_of(&s, 601)->evals, 768);     /* not after a deny */
+    ck_assert_uint_eq(s.status[403], 256);
+    ck_assert_uint_eq(s.phase_evals[2], 9 * 1024 + 1024 + 768);
     unlink(path);
 }
 END_TEST
@@ -512,6 +570,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_transactions_same_any_program);
     tcase_add_test(tc, test_transactions_jumps);
     tcase_add_test(tc, test_transactions_shared_shard);
+    tcase_add_test(tc, test_paths_overflow);
     tcase_add_test(tc, test_prometheus_text);
     suite_add_tcase(s, tc);
     return s;
