@@ -469,15 +469,33 @@ static uint64_t path_hash(uint32_t layout, int blocked, const uint64_t *vis,
     return (x ^ (x >> 32)) | 1;
 }
 
-int bw_metrics_path(const bw_metrics_ctr_t *c, uint32_t layout, const uint64_t *vis,
-                    const uint64_t *mat, int nw, int blocked)
+/* A path counted rule by rule (no record for it). */
+static void count_rules(const bw_metrics_ctr_t *c, const uint16_t *ix, const uint64_t *vis,
+                        const uint64_t *mat, int nw, int blocked)
+{
+    int w, half;
+    for (half = 0; half < 2; half++)
+        for (w = 0; w < nw; w++) {
+            uint64_t bits = half ? mat[w] : vis[w];
+            while (bits) {
+                uint64_t *ev = c->evals + ix[w * 64 + __builtin_ctzll(bits)];
+                bits &= bits - 1;
+                bw_metrics_inc(half ? BW_METRICS_MATCHES(ev) : ev, c->shared);
+            }
+        }
+    if (blocked >= 0)
+        bw_metrics_inc(BW_METRICS_BLOCKS(c->evals + ix[blocked]), c->shared);
+}
+
+/* The path's record in the shard (made if new), counted; 0 when there is
+ * no room for a new one. */
+static int count_path(const bw_metrics_ctr_t *c, uint32_t layout, const uint64_t *vis,
+                      const uint64_t *mat, int nw, int blocked)
 {
     bw_metrics_shard_t *sh = c->sh;
     uint64_t key = path_hash(layout, blocked, vis, mat, nw);
     size_t bytes = sizeof(uint64_t) * (size_t)nw;
     unsigned pos = (unsigned)(key >> 8) % BW_METRICS_PATHS, n;
-    if (c->shared || !layout)
-        return 0;
     for (n = 0; n < BW_METRICS_PATHS; n++, pos = (pos + 1) % BW_METRICS_PATHS) {
         path_t *p = &sh->paths[pos];
         uint64_t k = __atomic_load_n(&p->key, __ATOMIC_RELAXED);
@@ -504,6 +522,13 @@ int bw_metrics_path(const bw_metrics_ctr_t *c, uint32_t layout, const uint64_t *
         return 1;
     }
     return 0;
+}
+
+void bw_metrics_path(const bw_metrics_ctr_t *c, uint32_t layout, const uint16_t *ix,
+                     const uint64_t *vis, const uint64_t *mat, int nw, int blocked)
+{
+    if (c->shared || !layout || !count_path(c, layout, vis, mat, nw, blocked))
+        count_rules(c, ix, vis, mat, nw, blocked);
 }
 
 /* What shard sh's path records add to s (indices from nidx on are not in

@@ -165,13 +165,14 @@ static inline void bw_metrics_max(const bw_metrics_ctr_t *c, uint64_t *at, uint6
  * again), 0 when the block has no room left (count rule by rule then). */
 uint32_t bw_metrics_layout(bw_metrics_t *m, const void *owner, int part, const uint16_t *ix,
                            int n);
-/* Count once, in c's shard (an owned one), the path of layout `layout`
- * whose reached and matched steps are the bits of vis and mat (nw words
- * each; steps past the layout's end are never set) and that blocked at
- * step `blocked` (-1: none). 0 when the shard's table or arena is full:
- * count rule by rule. */
-int bw_metrics_path(const bw_metrics_ctr_t *c, uint32_t layout, const uint64_t *vis,
-                    const uint64_t *mat, int nw, int blocked);
+/* Count, in c's shard (an owned one), the path of layout `layout` (ix,
+ * the same map, as the layout was made from) whose reached and matched
+ * steps are the bits of vis and mat (nw words each; steps past the
+ * layout's end are never set) and that blocked at step `blocked` (-1:
+ * none): once as a path, or rule by rule through ix when the shard's
+ * table or bitmap space is full. */
+void bw_metrics_path(const bw_metrics_ctr_t *c, uint32_t layout, const uint16_t *ix,
+                     const uint64_t *vis, const uint64_t *mat, int nw, int blocked);
 
 /* A transaction ended intercepted with HTTP status `status` (0: dropped)
  * at time now (seconds): counted by status and in the minute's bucket. */

@@ -845,6 +845,14 @@ typedef struct {
     int blocked;
 } path_bits_t;
 
+/* Step i reached (and matched) on the path. */
+static inline __attribute__((always_inline)) void path_note(path_bits_t *pb, int i, int matched)
+{
+    pb->vis[i >> 6] |= (uint64_t)1 << (i & 63);
+    if (matched)
+        pb->mat[i >> 6] |= (uint64_t)1 << (i & 63);
+}
+
 /* A timed transaction: the rule of index k took ns. */
 static void count_time(const bw_metrics_ctr_t *c, uint32_t k, uint64_t ns)
 {
@@ -885,9 +893,7 @@ steps(bw_tx_t *tx, int phase, int i, const bw_tx_mphase_t *mp, uint64_t *reached
     int out = 0;
 #define COUNT(matched) do {                                                  \
         if (path) {                                                          \
-            pb->vis[i >> 6] |= (uint64_t)1 << (i & 63);                      \
-            if (matched)                                                     \
-                pb->mat[i >> 6] |= (uint64_t)1 << (i & 63);                  \
+            path_note(pb, i, matched);                                       \
         } else {                                                             \
             uint64_t *e_ = evals + ix[i];                                    \
             bw_metrics_inc(e_, shared);                                      \
@@ -977,23 +983,31 @@ static int __attribute__((noinline)) run_steps_shared(bw_tx_t *tx, int phase, in
     return steps(tx, phase, i, mp, reached, NULL, COUNT_SHARED);
 }
 
-/* A path the shard had no room for, counted rule by rule. */
-static void __attribute__((noinline)) count_bits(const bw_tx_mphase_t *mp, const path_bits_t *pb,
-                                                 int nw)
+/* Phase 1 starts past the folded slots every transaction runs the same
+ * way (phase1_start): they are counted as the unfolded program would
+ * have evaluated them, rule by rule (*reached says how many) or, with
+ * pb, in the phase's path. */
+static void count_prefix(bw_tx_t *tx, int phase, int start, const bw_tx_mphase_t *mp,
+                         uint64_t *reached, path_bits_t *pb)
 {
-    uint64_t *evals = mp->ctr->evals;
-    int w, half;
-    for (half = 0; half < 2; half++)
-        for (w = 0; w < nw; w++) {
-            uint64_t bits = half ? pb->mat[w] : pb->vis[w];
-            while (bits) {
-                int s = w * 64 + __builtin_ctzll(bits);
-                bits &= bits - 1;
-                bw_metrics_inc(half ? BW_METRICS_MATCHES(evals + mp->ix[s]) : evals + mp->ix[s], 0);
-            }
+    const bw_code_t *code = &tx->prog->code[phase];
+    int i = 0;
+    while (i < start) {
+        const bw_step_t *st = &code->steps[i];
+        int matched = st->kind == BW_SLOT_APPLY;
+        if (st->kind != BW_SLOT_NOP && !matched)
+            break;
+        if (pb) {
+            path_note(pb, i, matched);
+        } else {
+            uint64_t *ev = mp->ctr->evals + mp->ix[i];
+            bw_metrics_inc(ev, mp->ctr->shared);
+            if (matched)
+                bw_metrics_inc(BW_METRICS_MATCHES(ev), mp->ctr->shared);
+            ++*reached;
         }
-    if (pb->blocked >= 0)
-        bw_metrics_inc(BW_METRICS_BLOCKS(evals + mp->ix[pb->blocked]), 0);
+        i = st->next;
+    }
 }
 
 /* The phase counted as a path (an owned shard, not a sampled transaction,
@@ -1004,46 +1018,16 @@ static int __attribute__((noinline)) run_steps_path(bw_tx_t *tx, int phase, int 
 {
     const bw_code_t *code = &tx->prog->code[phase];
     path_bits_t pb;
-    int nw = (code->n + 63) / 64, k = 0, w, rc;
+    int nw = (code->n + 63) / 64, w, rc;
     memset(pb.vis, 0, sizeof(uint64_t) * (size_t)nw);
     memset(pb.mat, 0, sizeof(uint64_t) * (size_t)nw);
     pb.blocked = -1;
-    while (k < i) {
-        const bw_step_t *st = &code->steps[k];
-        if (st->kind != BW_SLOT_NOP && st->kind != BW_SLOT_APPLY)
-            break;
-        pb.vis[k >> 6] |= (uint64_t)1 << (k & 63);
-        if (st->kind == BW_SLOT_APPLY)
-            pb.mat[k >> 6] |= (uint64_t)1 << (k & 63);
-        k = st->next;
-    }
+    count_prefix(tx, phase, i, mp, NULL, &pb);
     rc = steps(tx, phase, i, mp, reached, &pb, COUNT_PATH);
     for (w = 0; w < nw; w++)
         *reached += (uint64_t)__builtin_popcountll(pb.vis[w]);
-    if (!bw_metrics_path(mp->ctr, mp->layout, pb.vis, pb.mat, nw, pb.blocked))
-        count_bits(mp, &pb, nw);
+    bw_metrics_path(mp->ctr, mp->layout, mp->ix, pb.vis, pb.mat, nw, pb.blocked);
     return rc;
-}
-
-/* Phase 1 starts past the folded slots every transaction runs the same
- * way (phase1_start): they are counted as the unfolded program would
- * have evaluated them. */
-static void count_prefix(bw_tx_t *tx, int phase, int start, const bw_tx_mphase_t *mp,
-                         uint64_t *reached)
-{
-    const bw_code_t *code = &tx->prog->code[phase];
-    int i = 0;
-    while (i < start) {
-        const bw_step_t *st = &code->steps[i];
-        uint64_t *ev = mp->ctr->evals + mp->ix[i];
-        if (st->kind != BW_SLOT_NOP && st->kind != BW_SLOT_APPLY)
-            break;
-        bw_metrics_inc(ev, mp->ctr->shared);
-        if (st->kind == BW_SLOT_APPLY)
-            bw_metrics_inc(BW_METRICS_MATCHES(ev), mp->ctr->shared);
-        ++*reached;
-        i = st->next;
-    }
 }
 
 int bw_tx_exec_phase(bw_tx_t *tx, int phase)
@@ -1066,7 +1050,7 @@ int bw_tx_exec_phase(bw_tx_t *tx, int phase)
         if (mp.timed)
             t0 = mono_ns();
         if (!path)
-            count_prefix(tx, phase, start, &mp, &reached);
+            count_prefix(tx, phase, start, &mp, &reached, NULL);
     }
     rc = !mp.on ? run_steps(tx, phase, start)
          : path ? run_steps_path(tx, phase, start, &mp, &reached)

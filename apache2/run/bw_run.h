@@ -316,17 +316,18 @@ int bw_tx_target_excluded(const bw_tx_t *tx, const bw_rule_t *r, const bw_varval
 
 /* ---- live counters (bw_tx_metrics.c) ----------------------------------------- */
 
-/* What one phase adds to: the thread's counters and, per slot of the
- * phase's code, the rule's index in them (0: not counted), 16 bits: the
- * map a phase reads is a few hundred bytes. */
 /* Phases of at most this many steps count their paths (bw_metrics_path);
  * the loop keeps their bitmaps on its stack. */
 #define BW_TX_PATH_STEPS 4096
 
+/* What one phase adds to: the thread's counters and, per slot of the
+ * phase's code, the rule's index in them (0: not counted), 16 bits: the
+ * map a phase reads is a few hundred bytes. */
 typedef struct bw_tx_mphase_s {
     int on;
     int timed;
-    uint32_t layout;                   /* the phase's layout, or 0 */
+    uint32_t layout;                   /* the phase's layout (a phase of at most
+                                        * BW_TX_PATH_STEPS steps), or 0 */
     const uint16_t *ix;
     const bw_metrics_ctr_t *ctr;       /* the transaction's own, not a copy */
 } bw_tx_mphase_t;
