@@ -30,7 +30,8 @@
 #include "base/bw_metrics.h"
 
 #define MAGIC   0x4257204d45545231ULL   /* "BW METR1" */
-#define VERSION 3   /* 2: phase time is sampled (phase_timed); 3: path records */
+#define VERSION 4   /* 2: phase time is sampled (phase_timed); 3: path records;
+                     * 4: a path record's key is what decided the path */
 #define NHASH   (2 * BW_METRICS_RULES)
 #define PAGE    4096
 #define ROUND(x) (((x) + PAGE - 1) / PAGE * PAGE)
@@ -64,9 +65,12 @@ typedef struct {
 typedef struct {
     uint64_t key;
     uint32_t layout;        /* the layout's id */
-    uint32_t off;           /* reached-step bitmap at words[off], matched at words[off + nw] */
+    uint32_t off;           /* key at words[off], nk words; then the reached-step
+                             * bitmap, nw words, and the matched one */
     int32_t blocked;        /* the step that intercepted, or -1 */
     uint32_t nw;
+    uint32_t nk;
+    uint32_t reached;       /* steps reached (bits of the first bitmap) */
     uint64_t count;
 } path_t;
 
@@ -457,16 +461,44 @@ out:
     return id;
 }
 
-static uint64_t path_hash(uint32_t layout, int blocked, const uint64_t *vis,
-                          const uint64_t *mat, int nw)
+static uint64_t path_hash(uint32_t layout, int blocked, const uint64_t *key, int nk)
 {
     uint64_t x = ((uint64_t)layout << 32 | (uint32_t)blocked) * 0x9e3779b97f4a7c15ULL;
     int w;
-    for (w = 0; w < nw; w++) {
-        x = (x ^ vis[w]) * 0xff51afd7ed558ccdULL;
-        x = (x ^ mat[w] ^ (x >> 29)) * 0xc4ceb9fe1a85ec53ULL;
-    }
+    for (w = 0; w < nk; w++)
+        x = (x ^ key[w] ^ (x >> 29)) * 0xff51afd7ed558ccdULL;
     return (x ^ (x >> 32)) | 1;
+}
+
+/* Where the path's record is in the shard's table, or the free place
+ * for it (its key 0), or NULL when the table is full. */
+static path_t *find_path(bw_metrics_shard_t *sh, uint64_t hash, uint32_t layout,
+                         const uint64_t *key, int nk, int blocked)
+{
+    unsigned pos = (unsigned)(hash >> 8) % BW_METRICS_PATHS, n;
+    for (n = 0; n < BW_METRICS_PATHS; n++, pos = (pos + 1) % BW_METRICS_PATHS) {
+        path_t *p = &sh->paths[pos];
+        uint64_t k = __atomic_load_n(&p->key, __ATOMIC_RELAXED);
+        if (!k || (k == hash && p->layout == layout && p->blocked == blocked
+                   && p->nk == (uint32_t)nk
+                   && !memcmp(&sh->words[p->off], key, sizeof(uint64_t) * (size_t)nk)))
+            return p;
+    }
+    return NULL;
+}
+
+int bw_metrics_path_seen(const bw_metrics_ctr_t *c, uint32_t layout, const uint64_t *key,
+                         int nk, int blocked, uint64_t *reached)
+{
+    path_t *p;
+    if (c->shared || !layout)
+        return 0;
+    p = find_path(c->sh, path_hash(layout, blocked, key, nk), layout, key, nk, blocked);
+    if (!p || !p->key)
+        return 0;
+    bw_metrics_inc(&p->count, 0);
+    *reached += p->reached;
+    return 1;
 }
 
 /* A path counted rule by rule (no record for it). */
@@ -487,48 +519,42 @@ static void count_rules(const bw_metrics_ctr_t *c, const uint16_t *ix, const uin
         bw_metrics_inc(BW_METRICS_BLOCKS(c->evals + ix[blocked]), c->shared);
 }
 
-/* The path's record in the shard (made if new), counted; 0 when there is
- * no room for a new one. */
-static int count_path(const bw_metrics_ctr_t *c, uint32_t layout, const uint64_t *vis,
-                      const uint64_t *mat, int nw, int blocked)
+uint64_t bw_metrics_path(const bw_metrics_ctr_t *c, uint32_t layout, const uint16_t *ix,
+                         const uint64_t *key, int nk, const uint64_t *vis, const uint64_t *mat,
+                         int nw, int blocked)
 {
     bw_metrics_shard_t *sh = c->sh;
-    uint64_t key = path_hash(layout, blocked, vis, mat, nw);
-    size_t bytes = sizeof(uint64_t) * (size_t)nw;
-    unsigned pos = (unsigned)(key >> 8) % BW_METRICS_PATHS, n;
-    for (n = 0; n < BW_METRICS_PATHS; n++, pos = (pos + 1) % BW_METRICS_PATHS) {
-        path_t *p = &sh->paths[pos];
-        uint64_t k = __atomic_load_n(&p->key, __ATOMIC_RELAXED);
-        if (k == key && p->layout == layout && p->blocked == blocked && p->nw == (uint32_t)nw
-            && !memcmp(&sh->words[p->off], vis, bytes)
-            && !memcmp(&sh->words[p->off + (uint32_t)nw], mat, bytes)) {
+    uint64_t hash, need = (uint64_t)nk + 2 * (uint64_t)nw, reached = 0;
+    path_t *p = NULL;
+    int w;
+    for (w = 0; w < nw; w++)
+        reached += (uint64_t)__builtin_popcountll(vis[w]);
+    if (!c->shared && layout && sh->words_used + need <= BW_METRICS_PATH_WORDS) {
+        hash = path_hash(layout, blocked, key, nk);
+        p = find_path(sh, hash, layout, key, nk, blocked);
+        if (p && p->key) {   /* there after all: counted */
             bw_metrics_inc(&p->count, 0);
-            return 1;
+            return reached;
         }
-        if (k)
-            continue;
-        /* a new path: its bitmaps, then the record, published by its key */
-        if (sh->words_used + 2 * (uint64_t)nw > BW_METRICS_PATH_WORDS)
-            return 0;
-        p->off = (uint32_t)sh->words_used;
-        memcpy(&sh->words[p->off], vis, bytes);
-        memcpy(&sh->words[p->off + (uint32_t)nw], mat, bytes);
-        sh->words_used += 2 * (uint64_t)nw;
-        p->layout = layout;
-        p->blocked = blocked;
-        p->nw = (uint32_t)nw;
-        __atomic_store_n(&p->count, 1, __ATOMIC_RELAXED);
-        __atomic_store_n(&p->key, key, __ATOMIC_RELEASE);
-        return 1;
     }
-    return 0;
-}
-
-void bw_metrics_path(const bw_metrics_ctr_t *c, uint32_t layout, const uint16_t *ix,
-                     const uint64_t *vis, const uint64_t *mat, int nw, int blocked)
-{
-    if (c->shared || !layout || !count_path(c, layout, vis, mat, nw, blocked))
+    if (!p) {
         count_rules(c, ix, vis, mat, nw, blocked);
+        return reached;
+    }
+    /* a new path: its words, then the record, published by its key */
+    p->off = (uint32_t)sh->words_used;
+    memcpy(&sh->words[p->off], key, sizeof(uint64_t) * (size_t)nk);
+    memcpy(&sh->words[p->off + (uint32_t)nk], vis, sizeof(uint64_t) * (size_t)nw);
+    memcpy(&sh->words[p->off + (uint32_t)(nk + nw)], mat, sizeof(uint64_t) * (size_t)nw);
+    sh->words_used += need;
+    p->layout = layout;
+    p->blocked = blocked;
+    p->nw = (uint32_t)nw;
+    p->nk = (uint32_t)nk;
+    p->reached = (uint32_t)reached;
+    __atomic_store_n(&p->count, 1, __ATOMIC_RELAXED);
+    __atomic_store_n(&p->key, hash, __ATOMIC_RELEASE);
+    return reached;
 }
 
 /* What shard sh's path records add to s (indices from nidx on are not in
@@ -551,11 +577,12 @@ static void sum_paths(const head_t *h, const bw_metrics_shard_t *sh, bw_metrics_
             continue;
         l = &h->layouts[p->layout - 1];
         n = (uint32_t)l[0] | (uint32_t)l[1] << 16;
-        if (p->layout - 1 + 2 + n > used || p->nw > (n + 63) / 64 + 1)
+        if (p->layout - 1 + 2 + n > used || p->nw > (n + 63) / 64 + 1
+            || (uint64_t)p->off + p->nk + 2 * (uint64_t)p->nw > BW_METRICS_PATH_WORDS)
             continue;
         for (half = 0; half < 2; half++)
             for (w = 0; w < p->nw; w++) {
-                uint64_t bits = sh->words[p->off + (uint32_t)half * p->nw + w];
+                uint64_t bits = sh->words[p->off + p->nk + (uint32_t)half * p->nw + w];
                 while (bits) {
                     uint32_t step = w * 64 + (uint32_t)__builtin_ctzll(bits);
                     bits &= bits - 1;

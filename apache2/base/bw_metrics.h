@@ -151,13 +151,15 @@ static inline void bw_metrics_max(const bw_metrics_ctr_t *c, uint64_t *at, uint6
 
 /* Path records. A phase of a transaction adds one to each rule it
  * reached (and matched, and blocked at); most transactions of a site take
- * one of a few paths through a phase, so the counting loop only notes the
- * phase's steps reached and matched in two bitmaps (on its stack), and
- * the phase ends with one count of that path in the thread's shard: a few
- * lines of shared memory instead of one per rule (which a busy server
- * finds cold at every request). The reader expands each path into the
- * rules' counts through the map of the program's steps to rule indices
- * (its layout), stored in the block once.
+ * one of a few paths through a phase, so the counting loop only notes
+ * what decided its path (where it stopped, which rules matched, which a
+ * ctl: removed) in a few words on its stack, and the phase ends with one
+ * count of that path in the thread's shard: a few lines of shared memory
+ * instead of one per rule (which a busy server finds cold at every
+ * request). The first time a shard sees a path, the caller spells it out
+ * (the steps reached and matched), and the record keeps both; the reader
+ * expands each record into the rules' counts through the map of the
+ * program's steps to rule indices (its layout), stored in the block once.
  *
  * bw_metrics_layout: the layout of `part` of `owner` (a program's phase),
  * ix[0..n) the rule index of each step; stored at the first call for the
@@ -165,14 +167,20 @@ static inline void bw_metrics_max(const bw_metrics_ctr_t *c, uint64_t *at, uint6
  * again), 0 when the block has no room left (count rule by rule then). */
 uint32_t bw_metrics_layout(bw_metrics_t *m, const void *owner, int part, const uint16_t *ix,
                            int n);
-/* Count, in c's shard (an owned one), the path of layout `layout` (ix,
- * the same map, as the layout was made from) whose reached and matched
- * steps are the bits of vis and mat (nw words each; steps past the
- * layout's end are never set) and that blocked at step `blocked` (-1:
- * none): once as a path, or rule by rule through ix when the shard's
- * table or bitmap space is full. */
-void bw_metrics_path(const bw_metrics_ctr_t *c, uint32_t layout, const uint16_t *ix,
-                     const uint64_t *vis, const uint64_t *mat, int nw, int blocked);
+/* Count, in c's shard (an owned one), the path of layout `layout` decided
+ * by key[0..nk) that blocked at step `blocked` (-1: none), if the shard
+ * has its record: 1, and the steps it reached added to *reached; 0 when
+ * it has none (then bw_metrics_path). */
+int bw_metrics_path_seen(const bw_metrics_ctr_t *c, uint32_t layout, const uint64_t *key,
+                         int nk, int blocked, uint64_t *reached);
+/* Count the path bw_metrics_path_seen did not find: its reached and
+ * matched steps are the bits of vis and mat (nw words each; steps past
+ * the layout's end are never set). Once, in a new record under key, or
+ * rule by rule through ix (the map the layout was made from) when the
+ * shard's table or word space is full. Returns the steps it reached. */
+uint64_t bw_metrics_path(const bw_metrics_ctr_t *c, uint32_t layout, const uint16_t *ix,
+                         const uint64_t *key, int nk, const uint64_t *vis, const uint64_t *mat,
+                         int nw, int blocked);
 
 /* A transaction ended intercepted with HTTP status `status` (0: dropped)
  * at time now (seconds): counted by status and in the minute's bucket. */

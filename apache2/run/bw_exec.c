@@ -831,18 +831,29 @@ static uint64_t mono_ns(void)
 
 /* How the loop counts (run_steps): not at all, in the thread's own shard
  * rule by rule (plain adds), in the shared one (atomic adds), or as a
- * path: the steps reached and matched noted in bitmaps, counted once at
- * the end of the phase (bw_metrics_path). Jumps only go forward (a
- * skipAfter's marker is found after its rule, skip:N counts forward), so
- * a phase reaches a step at most once and the bitmaps lose no count. */
+ * path: what decided it noted (path_key_t), counted once at the end of
+ * the phase (bw_metrics_path_seen). Jumps only go forward (a skipAfter's
+ * marker is found after its rule, skip:N counts forward), so a phase
+ * reaches a step at most once, and where it goes from a step is decided
+ * by the step alone except for a rule's: removed by a ctl: (the next
+ * step), matched (its `next`) or not (the next step), and whether the
+ * phase stops there. Those are what the loop notes; path_expand retraces
+ * the steps from them. */
 enum { COUNT_OFF, COUNT_OWNED, COUNT_SHARED, COUNT_PATH };
 
 #define PATH_WORDS (BW_TX_PATH_STEPS / 64)
 
-/* A phase's path so far (COUNT_PATH). */
+/* What decided a phase's path (COUNT_PATH): key[0] where it started and
+ * stopped, then nw words of the rule steps that matched, then, once a
+ * removed rule was met (removed), nw words of those. */
+typedef struct {
+    uint64_t key[1 + 2 * PATH_WORDS];
+    int nw, stop, blocked, removed;
+} path_key_t;
+
+/* A path's steps spelt out: reached, and matched. */
 typedef struct {
     uint64_t vis[PATH_WORDS], mat[PATH_WORDS];
-    int blocked;
 } path_bits_t;
 
 /* Step i reached (and matched) on the path. */
@@ -851,6 +862,22 @@ static inline __attribute__((always_inline)) void path_note(path_bits_t *pb, int
     pb->vis[i >> 6] |= (uint64_t)1 << (i & 63);
     if (matched)
         pb->mat[i >> 6] |= (uint64_t)1 << (i & 63);
+}
+
+static inline int key_bit(const uint64_t *w, int i)
+{
+    return (int)(w[i >> 6] >> (i & 63) & 1);
+}
+
+/* Rule step i, removed, was not reached. */
+static void __attribute__((noinline)) path_removed(path_key_t *pk, int i)
+{
+    uint64_t *rem = pk->key + 1 + pk->nw;
+    if (!pk->removed) {
+        memset(rem, 0, sizeof(uint64_t) * (size_t)pk->nw);
+        pk->removed = 1;
+    }
+    rem[i >> 6] |= (uint64_t)1 << (i & 63);
 }
 
 /* A timed transaction: the rule of index k took ns. */
@@ -880,7 +907,7 @@ static int __attribute__((noinline)) timed_chain(bw_tx_t *tx, const bw_crule_t *
  * counted ones test nothing per rule. */
 static inline __attribute__((always_inline)) int
 steps(bw_tx_t *tx, int phase, int i, const bw_tx_mphase_t *mp, uint64_t *reached,
-      path_bits_t *pb, const int how)
+      path_key_t *pk, const int how)
 {
     const bw_code_t *code = &tx->prog->code[phase];
     const char *const links = tx->prog->links;
@@ -892,8 +919,9 @@ steps(bw_tx_t *tx, int phase, int i, const bw_tx_mphase_t *mp, uint64_t *reached
     uint64_t n = 0;
     int out = 0;
 #define COUNT(matched) do {                                                  \
-        if (path) {                                                          \
-            path_note(pb, i, matched);                                       \
+        if (path) {   /* a rule's match: where NOP and APPLY go is known */    \
+            if (matched && st->kind != BW_SLOT_APPLY)                        \
+                pk->key[1 + (i >> 6)] |= (uint64_t)1 << (i & 63);            \
         } else {                                                             \
             uint64_t *e_ = evals + ix[i];                                    \
             bw_metrics_inc(e_, shared);                                      \
@@ -924,6 +952,8 @@ steps(bw_tx_t *tx, int phase, int i, const bw_tx_mphase_t *mp, uint64_t *reached
         }
         cr = (const bw_crule_t *)(links + st->link);
         if (tx->removals->nelts && bw_tx_rule_removed(tx, cr->r)) {
+            if (path)
+                path_removed(pk, i);
             i++;
             continue;
         }
@@ -947,17 +977,22 @@ steps(bw_tx_t *tx, int phase, int i, const bw_tx_mphase_t *mp, uint64_t *reached
             COUNT(rc == 1);
             if (tx->intercepted) {
                 if (path)
-                    pb->blocked = i;
+                    pk->blocked = i;
                 else
                     bw_metrics_inc(BW_METRICS_BLOCKS(evals + ix[i]), shared);
             }
         }
         if (tx->intercepted) {
+            if (path)
+                pk->stop = i;
             out = 1;
             break;
         }
-        if (tx->allow_level || tx->engine_mode == BW_ENGINE_OFF)
+        if (tx->allow_level || tx->engine_mode == BW_ENGINE_OFF) {
+            if (path)
+                pk->stop = i;
             break;
+        }
         i = rc == 1 ? st->next : i + 1;
     }
 #undef COUNT
@@ -1010,23 +1045,57 @@ static void count_prefix(bw_tx_t *tx, int phase, int start, const bw_tx_mphase_t
     }
 }
 
+/* The steps of the path pk decided, from `start` (phase 1's folded
+ * prefix before it, as count_prefix notes it), retraced as the loop took
+ * them: once per path a shard has not seen. */
+static void path_expand(bw_tx_t *tx, int phase, int start, const path_key_t *pk,
+                        path_bits_t *pb)
+{
+    const bw_code_t *code = &tx->prog->code[phase];
+    const uint64_t *mat = pk->key + 1, *rem = pk->removed ? pk->key + 1 + pk->nw : NULL;
+    int i = start;
+    memset(pb, 0, sizeof(*pb));
+    count_prefix(tx, phase, start, NULL, NULL, pb);
+    while (i < code->n) {
+        const bw_step_t *st = &code->steps[i];
+        if (st->kind == BW_SLOT_NOP || st->kind == BW_SLOT_APPLY) {
+            path_note(pb, i, st->kind == BW_SLOT_APPLY);
+            i = st->next;
+            continue;
+        }
+        if (rem && key_bit(rem, i)) {
+            i++;
+            continue;
+        }
+        path_note(pb, i, key_bit(mat, i));
+        if (i == pk->stop)
+            break;
+        i = key_bit(mat, i) ? st->next : i + 1;
+    }
+}
+
 /* The phase counted as a path (an owned shard, not a sampled transaction,
- * a phase with a layout): phase 1's folded prefix (phase1_start), the
- * steps, then the path counted once. */
+ * a phase with a layout): the steps with what decides their path noted,
+ * then the path counted once, spelt out the first time. */
 static int __attribute__((noinline)) run_steps_path(bw_tx_t *tx, int phase, int i,
                                                     const bw_tx_mphase_t *mp, uint64_t *reached)
 {
     const bw_code_t *code = &tx->prog->code[phase];
+    path_key_t pk;
     path_bits_t pb;
-    int nw = (code->n + 63) / 64, w, rc;
-    memset(pb.vis, 0, sizeof(uint64_t) * (size_t)nw);
-    memset(pb.mat, 0, sizeof(uint64_t) * (size_t)nw);
-    pb.blocked = -1;
-    count_prefix(tx, phase, i, mp, NULL, &pb);
-    rc = steps(tx, phase, i, mp, reached, &pb, COUNT_PATH);
-    for (w = 0; w < nw; w++)
-        *reached += (uint64_t)__builtin_popcountll(pb.vis[w]);
-    bw_metrics_path(mp->ctr, mp->layout, mp->ix, pb.vis, pb.mat, nw, pb.blocked);
+    int start = i, nk, rc;
+    pk.nw = (code->n + 63) / 64;
+    memset(pk.key + 1, 0, sizeof(uint64_t) * (size_t)pk.nw);
+    pk.stop = pk.blocked = -1;
+    pk.removed = 0;
+    rc = steps(tx, phase, i, mp, reached, &pk, COUNT_PATH);
+    pk.key[0] = (uint64_t)(uint32_t)start << 32 | (uint32_t)(pk.stop + 1);
+    nk = 1 + pk.nw * (pk.removed ? 2 : 1);
+    if (!bw_metrics_path_seen(mp->ctr, mp->layout, pk.key, nk, pk.blocked, reached)) {
+        path_expand(tx, phase, start, &pk, &pb);
+        *reached += bw_metrics_path(mp->ctr, mp->layout, mp->ix, pk.key, nk, pb.vis, pb.mat,
+                                    pk.nw, pk.blocked);
+    }
     return rc;
 }
 

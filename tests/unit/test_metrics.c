@@ -387,10 +387,11 @@ static void *holding_thread(void *data)
 /* Where the step loop leaves its straight path, every evaluation is still
  * counted once: over a rule removed at run time (ctl:ruleRemoveById), at
  * each of 70 skipAfter jumps in one phase and where allow stops the phase;
- * the same folded, unscanned and unfolded. */
+ * the same folded, unscanned and unfolded, and each path the second time
+ * (from its record) as the first (spelt out). */
 START_TEST(test_transactions_jumps)
 {
-    static const char *const uris[] = { "/x", "/x?stop=1" };
+    static const char *const uris[] = { "/x", "/x?stop=1", "/x?stop=1", "/x" };
     char *text = apr_pstrcat(pool,
         "SecRuleEngine On\n"
         "SecAction \"id:100,phase:2,pass,nolog,ctl:ruleRemoveById=102\"\n"
@@ -418,26 +419,26 @@ START_TEST(test_transactions_jumps)
         int i;
         bw_metrics_register_program(m, prog);
         run_sample = k < 3;     /* rule by rule, then as paths */
-        run_all(prog, m, uris, 2);
+        run_all(prog, m, uris, 4);
         run_sample = 1;
         bw_metrics_read(m, pool, 0, &s);
-        ck_assert_uint_eq(rule_of(&s, 100)->evals, 2);
-        ck_assert_uint_eq(rule_of(&s, 101)->evals, 2);
+        ck_assert_uint_eq(rule_of(&s, 100)->evals, 4);
+        ck_assert_uint_eq(rule_of(&s, 101)->evals, 4);
         ck_assert_uint_eq(rule_of(&s, 102)->evals, 0);      /* removed */
-        ck_assert_uint_eq(rule_of(&s, 103)->evals, 2);
+        ck_assert_uint_eq(rule_of(&s, 103)->evals, 4);
         for (j = 0; j < 70; j++) {
-            ck_assert_uint_eq(rule_of(&s, 1000 + 2 * j)->evals, 2);
-            ck_assert_uint_eq(rule_of(&s, 1000 + 2 * j)->matches, 2);
+            ck_assert_uint_eq(rule_of(&s, 1000 + 2 * j)->evals, 4);
+            ck_assert_uint_eq(rule_of(&s, 1000 + 2 * j)->matches, 4);
             ck_assert_uint_eq(rule_of(&s, 1001 + 2 * j)->evals, 0);   /* jumped over */
         }
-        ck_assert_uint_eq(rule_of(&s, 200)->evals, 2);
-        ck_assert_uint_eq(rule_of(&s, 200)->matches, 1);
-        ck_assert_uint_eq(rule_of(&s, 201)->evals, 1);     /* not after allow */
-        ck_assert_uint_eq(rule_of(&s, 201)->matches, 1);
+        ck_assert_uint_eq(rule_of(&s, 200)->evals, 4);
+        ck_assert_uint_eq(rule_of(&s, 200)->matches, 2);
+        ck_assert_uint_eq(rule_of(&s, 201)->evals, 2);     /* not after allow */
+        ck_assert_uint_eq(rule_of(&s, 201)->matches, 2);
         for (i = 0; i < s.nrules; i++)
             evals += s.rules[i].evals;
         ck_assert_uint_eq(s.phase_evals[2], evals);
-        ck_assert_uint_eq(evals, 2 * (3 + 70 + 1) + 1);
+        ck_assert_uint_eq(evals, 4 * (3 + 70 + 1) + 2);
     }
     unlink(path);
 }
