@@ -856,17 +856,23 @@ typedef struct {
     uint64_t vis[PATH_WORDS], mat[PATH_WORDS];
 } path_bits_t;
 
+/* Bit i of a bitmap of 64-bit words. */
+static inline __attribute__((always_inline)) void bit_set(uint64_t *w, int i)
+{
+    w[i >> 6] |= (uint64_t)1 << (i & 63);
+}
+
+static inline int bit_get(const uint64_t *w, int i)
+{
+    return (int)(w[i >> 6] >> (i & 63) & 1);
+}
+
 /* Step i reached (and matched) on the path. */
 static inline __attribute__((always_inline)) void path_note(path_bits_t *pb, int i, int matched)
 {
-    pb->vis[i >> 6] |= (uint64_t)1 << (i & 63);
+    bit_set(pb->vis, i);
     if (matched)
-        pb->mat[i >> 6] |= (uint64_t)1 << (i & 63);
-}
-
-static inline int key_bit(const uint64_t *w, int i)
-{
-    return (int)(w[i >> 6] >> (i & 63) & 1);
+        bit_set(pb->mat, i);
 }
 
 /* Rule step i, removed, was not reached. */
@@ -877,7 +883,7 @@ static void __attribute__((noinline)) path_removed(path_key_t *pk, int i)
         memset(rem, 0, sizeof(uint64_t) * (size_t)pk->nw);
         pk->removed = 1;
     }
-    rem[i >> 6] |= (uint64_t)1 << (i & 63);
+    bit_set(rem, i);
 }
 
 /* A timed transaction: the rule of index k took ns. */
@@ -921,7 +927,7 @@ steps(bw_tx_t *tx, int phase, int i, const bw_tx_mphase_t *mp, uint64_t *reached
 #define COUNT(matched) do {                                                  \
         if (path) {   /* a rule's match: where NOP and APPLY go is known */    \
             if (matched && st->kind != BW_SLOT_APPLY)                        \
-                pk->key[1 + (i >> 6)] |= (uint64_t)1 << (i & 63);            \
+                bit_set(pk->key + 1, i);                                     \
         } else {                                                             \
             uint64_t *e_ = evals + ix[i];                                    \
             bw_metrics_inc(e_, shared);                                      \
@@ -1063,14 +1069,14 @@ static void path_expand(bw_tx_t *tx, int phase, int start, const path_key_t *pk,
             i = st->next;
             continue;
         }
-        if (rem && key_bit(rem, i)) {
+        if (rem && bit_get(rem, i)) {
             i++;
             continue;
         }
-        path_note(pb, i, key_bit(mat, i));
+        path_note(pb, i, bit_get(mat, i));
         if (i == pk->stop)
             break;
-        i = key_bit(mat, i) ? st->next : i + 1;
+        i = bit_get(mat, i) ? st->next : i + 1;
     }
 }
 
