@@ -13,28 +13,45 @@
  * timeout) and when to try again, so service resumes by itself.
  */
 #include <string.h>
+#include <pthread.h>
 #include "run/bw_store.h"
 
 #define WARN_INTERVAL apr_time_from_sec(10)
 
-static void put_num(apr_pool_t *p, bw_coll_t *c, const char *name, long v, unsigned keep)
+/* The names of a record's own fields, hashed once per process. */
+enum { F_KEY, F_TIMEOUT, F_CREATE_TIME, F_UPDATE_COUNTER, F_IS_NEW, F__N };
+static bw_key_t fields[F__N];
+static pthread_once_t fields_once = PTHREAD_ONCE_INIT;
+
+static void make_fields(void)
 {
-    bw_key_t k = bw_key_make(bw_str_make(name));
-    bw_coll_put(p, c, &k, bw_num_str(p, v), keep | BW_COLL_KEEP_VALUE);
+    static const char *const names[F__N] = { "KEY", "TIMEOUT", "CREATE_TIME", "UPDATE_COUNTER",
+                                             "IS_NEW" };
+    int i;
+    for (i = 0; i < F__N; i++)
+        fields[i] = bw_key_make(bw_str_make(names[i]));
+}
+
+/* Field f set to v (the constants 0 and 1 without formatting them). */
+static void put_num(apr_pool_t *p, bw_coll_t *c, int f, long v)
+{
+    bw_str_t s = v == 0 ? bw_str_n("0", 1) : v == 1 ? bw_str_n("1", 1) : bw_num_str(p, v);
+    bw_coll_put(p, c, &fields[f], s, BW_COLL_KEEP_NAME | BW_COLL_KEEP_VALUE);
 }
 
 int bw_persist_fresh(bw_tx_t *tx, bw_coll_t *c, long now)
 {
-    if (bw_coll_get(c, bw_str_make("CREATE_TIME"))) {
-        put_num(tx->pool, c, "IS_NEW", 0, 0);
+    pthread_once(&fields_once, make_fields);
+    if (bw_coll_find(c, &fields[F_CREATE_TIME])) {
+        put_num(tx->pool, c, F_IS_NEW, 0);
         return 0;
     }
     /* a new record's own names are constants: nothing to copy */
-    bw_coll_set(tx->pool, c, bw_str_make("KEY"), c->persist->key);
-    put_num(tx->pool, c, "TIMEOUT", (long)tx->cfg->collection_timeout, BW_COLL_KEEP_NAME);
-    put_num(tx->pool, c, "CREATE_TIME", now, BW_COLL_KEEP_NAME);
-    put_num(tx->pool, c, "UPDATE_COUNTER", 0, BW_COLL_KEEP_NAME);
-    put_num(tx->pool, c, "IS_NEW", 1, BW_COLL_KEEP_NAME);
+    bw_coll_put(tx->pool, c, &fields[F_KEY], c->persist->key, BW_COLL_KEEP_NAME);
+    put_num(tx->pool, c, F_TIMEOUT, (long)tx->cfg->collection_timeout);
+    put_num(tx->pool, c, F_CREATE_TIME, now);
+    put_num(tx->pool, c, F_UPDATE_COUNTER, 0);
+    put_num(tx->pool, c, F_IS_NEW, 1);
     return 1;
 }
 
