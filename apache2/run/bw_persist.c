@@ -32,7 +32,15 @@ static void make_fields(void)
         fields[i] = bw_key_make(bw_str_make(names[i]));
 }
 
-/* Field f set to v (the constants 0 and 1 without formatting them). */
+/* Field f's key. */
+static const bw_key_t *field(int f)
+{
+    pthread_once(&fields_once, make_fields);
+    return &fields[f];
+}
+
+/* Field f set to v (the constants 0 and 1 without formatting them), once
+ * field() made the keys. */
 static void put_num(apr_pool_t *p, bw_coll_t *c, int f, long v)
 {
     bw_str_t s = v == 0 ? bw_str_n("0", 1) : v == 1 ? bw_str_n("1", 1) : bw_num_str(p, v);
@@ -41,8 +49,7 @@ static void put_num(apr_pool_t *p, bw_coll_t *c, int f, long v)
 
 int bw_persist_fresh(bw_tx_t *tx, bw_coll_t *c, long now)
 {
-    pthread_once(&fields_once, make_fields);
-    if (bw_coll_find(c, &fields[F_CREATE_TIME])) {
+    if (bw_coll_find(c, field(F_CREATE_TIME))) {
         put_num(tx->pool, c, F_IS_NEW, 0);
         return 0;
     }
@@ -57,7 +64,7 @@ int bw_persist_fresh(bw_tx_t *tx, bw_coll_t *c, long now)
 
 long bw_persist_timeout(const bw_coll_t *c)
 {
-    const bw_kv_t *kv = bw_coll_get(c, bw_str_make("TIMEOUT"));
+    const bw_kv_t *kv = bw_coll_find(c, field(F_TIMEOUT));
     return kv ? bw_str_to_num(kv->value) : 0;
 }
 
