@@ -143,6 +143,7 @@ typedef struct bw_matcher_buf_s {
     int stackcap;
     unsigned long calls;            /* scans run (for bulwark bench) */
     const uint64_t *want;           /* NULL: every bit */
+    void *md;                       /* PCRE2 match data of a lone regex's runs */
 } bw_matcher_buf_t;
 typedef void (*bw_matcher_hit_fn)(void *ctx, int i, const uint64_t *bits);
 int bw_matcher_scan_many(const bw_matcher_t *m, const bw_str_t *values,

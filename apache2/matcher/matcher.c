@@ -360,6 +360,75 @@ int bw_matcher_add_phrases(bw_matcher_t *m, const bw_ac_t *phrases)
     return bw_matcher_add_phrases_as(m, phrases, m->nbits);
 }
 
+/* ---- a lone regex ------------------------------------------------------------ */
+
+/* A matcher whose scans look for one regex (a plan's group with one rule,
+ * e.g. the request line's format check) pays a database scan's fixed cost
+ * and its cold engine for one pattern. On one value of at most
+ * LONE_MAX_LEN bytes, PCRE2 runs it instead, with a step limit: a limit
+ * hit (or any error) and the value is scanned by the database as before,
+ * so a hostile value costs LONE_STEPS steps more, never a backtracking
+ * run (docs/design-notes.md, *A lone regex on one short value*). */
+#define LONE_MAX_LEN 256
+#define LONE_STEPS 10000
+
+static apr_status_t free_mc(void *data)
+{
+    pcre2_match_context_free(data);
+    return APR_SUCCESS;
+}
+
+static void lone_regex(bw_matcher_t *m)
+{
+    const mx_pat_t *lone = NULL;
+    char *err = NULL;
+    int b;
+    for (b = 0; b < m->pats->nelts; b++) {
+        const mx_pat_t *p = &((const mx_pat_t *)m->pats->elts)[b];
+        if ((p->traits & MX_T_DECIDED) || m->kind[p->bit] == MX_ALWAYS)
+            continue;
+        if (lone || p->kind != MX_REGEX)
+            return;
+        lone = p;
+    }
+    /* @rx's own compilation (bw_regex_compile) reads a C string */
+    if (!lone || memchr(lone->text.data, 0, lone->text.len))
+        return;
+    m->lone = bw_regex_compile(m->pool, apr_pstrndup(m->pool, lone->text.data, lone->text.len), 0,
+                               &err);
+    if (!m->lone || !(m->lone_mc = pcre2_match_context_create(NULL))) {
+        m->lone = NULL;
+        return;
+    }
+    apr_pool_cleanup_register(m->pool, m->lone_mc, free_mc, apr_pool_cleanup_null);
+    pcre2_set_match_limit(m->lone_mc, LONE_STEPS);
+    m->lone_bit = lone->bit;
+}
+
+static void *pool_malloc(PCRE2_SIZE n, void *pool)
+{
+    return apr_palloc(pool, n);
+}
+
+static void pool_free(void *p, void *pool)
+{
+}
+
+/* The lone regex on value v: 1 it matches, 0 it does not, -1 PCRE2 could
+ * not say (the step limit): scan the value. */
+static int lone_run(const bw_matcher_t *m, bw_str_t v, apr_pool_t *pool, bw_matcher_buf_t *buf)
+{
+    int rc;
+    if (!buf->md) {   /* the buffer's pool holds it, as it holds the rest */
+        pcre2_general_context *gc = pcre2_general_context_create(pool_malloc, pool_free, pool);
+        if (!gc || !(buf->md = pcre2_match_data_create(1, gc)))
+            return -1;
+    }
+    rc = pcre2_match(m->lone, (PCRE2_SPTR)(v.data ? v.data : ""), v.len, 0, 0, buf->md,
+                     m->lone_mc);
+    return rc >= 0 ? 1 : rc == PCRE2_ERROR_NOMATCH ? 0 : -1;
+}
+
 void bw_matcher_compile(bw_matcher_t *m, const char *cache_dir, const char **warning)
 {
     apr_time_t t0 = apr_time_now();
@@ -407,6 +476,7 @@ void bw_matcher_compile(bw_matcher_t *m, const char *cache_dir, const char **war
         if (!(p->traits & MX_T_DECIDED) && m->kind[p->bit] != MX_ALWAYS)
             m->scans = 1;
     }
+    lone_regex(m);
     mx_decided_gather(m);
     m->info.compile_ms = (double)(apr_time_now() - t0) / 1000.0;
 }
@@ -637,6 +707,16 @@ int bw_matcher_scan_many(const bw_matcher_t *m, const bw_str_t *v,
     if (!m->scans)
         return 1;
     buf->bits = room(pool, buf->bits, &buf->bitscap, m->nwords, sizeof(uint64_t));
+    if (m->lone && n == 1 && v[0].len <= LONE_MAX_LEN) {
+        int rc = lone_run(m, v[0], pool, buf);
+        if (rc == 1) {
+            memset(buf->bits, 0, sizeof(uint64_t) * (size_t)m->nwords);
+            buf->bits[m->lone_bit / 64] = (uint64_t)1 << (m->lone_bit % 64);
+            hit(ctx, 0, buf->bits);
+        }
+        if (rc >= 0)
+            return 1;
+    }
     if (!bw_mx_joins(m) || n == 1) {
         for (i = 0; i < n; i++)
             ok &= one(m, v[i], i, MX_SCAN_ALL, buf->bits, hit, ctx, buf);

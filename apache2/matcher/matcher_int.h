@@ -6,6 +6,7 @@
 #define BW_MATCHER_INT_H
 
 #include "matcher/bw_matcher.h"
+#include "base/bw_regex.h"
 
 enum { MX_REGEX, MX_PHRASE };
 enum { MX_EXACT = 0, MX_MAYBE = 1, MX_ALWAYS = 2 };   /* what a bit's hit means */
@@ -89,6 +90,11 @@ struct bw_matcher_s {
     const mx_pat_t *const *sets;
     bw_matcher_info_t info;
     void *impl;                     /* the implementation's compiled form */
+    const pcre2_code *lone;         /* the one regex a scan looks for, when it is
+                                     * alone: run by PCRE2 on one short value
+                                     * (bw_matcher_scan_many), its bit lone_bit */
+    int lone_bit;
+    pcre2_match_context *lone_mc;   /* its step limit */
 };
 
 /* The shape of regex re when its bytes decide it (matcher_decided.c):

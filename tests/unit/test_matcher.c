@@ -38,6 +38,12 @@
  * scanned value by value; the same subjects, many at once, hold them to
  * PCRE2 (a subject with a newline or the separator byte may only make the
  * bit a maybe).
+ *
+ * A lone regex: a matcher that looks for one regex runs it by PCRE2 on a
+ * single value of up to 256 bytes, without a database call; a longer
+ * value, several values, or a run past PCRE2's step limit (a backtracking
+ * regex) go to the database. The verdicts are held to PCRE2's and the
+ * database calls counted.
  */
 #include <check.h>
 #include <stdlib.h>
@@ -474,6 +480,78 @@ START_TEST(test_against_pcre2)
 }
 END_TEST
 
+/* A lone regex: a matcher that looks for one regex runs it by PCRE2 on one
+ * value of up to 256 bytes (no database call), with a step limit past
+ * which the database decides; on more values, or a longer one, the
+ * database scans as before. Each verdict is held to PCRE2's. */
+typedef struct {
+    const char *re;
+    const char *subject;
+    int repeat;         /* the subject this many times */
+    int truth;          /* PCRE2's verdict without a limit */
+    int calls;          /* database calls expected: 0 PCRE2 decided, 1 the database */
+} lone_case_t;
+
+static const lone_case_t LONE[] = {
+    { "^(?:GET|POST) /[^ ]* HTTP/1\\.[01]$", "GET /a/b?c=d HTTP/1.1", 1, 1, 0 },
+    { "^(?:GET|POST) /[^ ]* HTTP/1\\.[01]$", "GET /a b HTTP/1.1", 1, 0, 0 },
+    { "(?i)<script", "x<ScRiPt>", 1, 1, 0 },
+    { "(?i)<script", "", 1, 0, 0 },
+    /* 256 bytes: still PCRE2's; 257: the database's */
+    { "b", "a", 256, 0, 0 },
+    { "b", "a", 257, 0, 1 },
+    { "a$", "a", 257, 1, 1 },
+    /* backtracking past the step limit: the database decides */
+    { "^(?:a+)+$", "aaaaaaaaaaaaaaaaaaaab", 1, 0, 1 },
+};
+
+START_TEST(test_lone_regex)
+{
+    const lone_case_t *c = &LONE[_i];
+    apr_pool_t *p;
+    bw_matcher_t *m;
+    const char *warning = NULL;
+    bw_matcher_buf_t buf;
+    many_t mt;
+    size_t n = strlen(c->subject), j;
+    char *text;
+    bw_str_t subj;
+    int set, exact;
+
+    apr_pool_create(&p, g_pool);
+    text = apr_palloc(p, n * (size_t)c->repeat + 1);
+    for (j = 0; j < (size_t)c->repeat; j++)
+        memcpy(text + j * n, c->subject, n);
+    subj = bw_str_n(text, n * (size_t)c->repeat);
+    m = bw_matcher_create(p);
+    ck_assert_int_eq(bw_matcher_add_regex_as(m, c->re, strlen(c->re), 0), 0);
+    bw_matcher_compile(m, NULL, &warning);
+    memset(&buf, 0, sizeof(buf));
+    mt.hit = apr_pcalloc(p, sizeof(uint64_t));
+    bw_matcher_scan_many(m, &subj, NULL, 1, p, &buf, on_many, &mt);
+    set = (int)((mt.hit[0] | bw_matcher_always(m)[0]) & 1);
+    exact = (int)(bw_matcher_exact(m)[0] & 1);
+    ck_assert_msg(set == c->truth || (set && !exact), "%s on %d x \"%s\": scan %d, PCRE2 %d",
+                  c->re, c->repeat, c->subject, set, c->truth);
+    ck_assert_msg(buf.calls == (unsigned long)c->calls, "%s on %d x \"%s\": %lu database calls, not %d",
+                  c->re, c->repeat, c->subject, buf.calls, c->calls);
+    /* the same value twice, many at once: the database, as before */
+    {
+        bw_str_t two[2] = { subj, subj };
+        memset(&buf, 0, sizeof(buf));
+        mt.hit = apr_pcalloc(p, sizeof(uint64_t) * 2);
+        bw_matcher_scan_many(m, two, NULL, 2, p, &buf, on_many, &mt);
+        ck_assert_msg(buf.calls > 0, "%s: two values, no database call", c->re);
+        for (j = 0; j < 2; j++) {
+            set = (int)((mt.hit[j] | bw_matcher_always(m)[0]) & 1);
+            ck_assert_msg(set == c->truth || (set && !exact), "%s, many: scan %d, PCRE2 %d", c->re,
+                          set, c->truth);
+        }
+    }
+    apr_pool_destroy(p);
+}
+END_TEST
+
 static Suite *matcher_suite(void)
 {
     Suite *s = suite_create("matcher");
@@ -482,6 +560,7 @@ static Suite *matcher_suite(void)
     tcase_add_loop_test(tc, test_against_pcre2, 0, (int)(sizeof(CASES) / sizeof(CASES[0])));
     tcase_add_loop_test(tc, test_shapes_against_pcre2, 0, (int)(sizeof(SHAPES) / sizeof(SHAPES[0])));
     tcase_add_loop_test(tc, test_sets_against_pcre2, 0, (int)(sizeof(SETS) / sizeof(SETS[0])));
+    tcase_add_loop_test(tc, test_lone_regex, 0, (int)(sizeof(LONE) / sizeof(LONE[0])));
     suite_add_tcase(s, tc);
     return s;
 }
