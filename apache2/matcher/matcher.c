@@ -360,7 +360,7 @@ int bw_matcher_add_phrases(bw_matcher_t *m, const bw_ac_t *phrases)
     return bw_matcher_add_phrases_as(m, phrases, m->nbits);
 }
 
-/* ---- a lone regex ------------------------------------------------------------ */
+/* ---- a lone regex, a few phrases ----------------------------------------------- */
 
 /* A matcher whose scans look for one regex (a plan's group with one rule,
  * e.g. the request line's format check) pays a database scan's fixed cost
@@ -368,14 +368,43 @@ int bw_matcher_add_phrases(bw_matcher_t *m, const bw_ac_t *phrases)
  * LONE_MAX_LEN bytes, PCRE2 runs it instead, with a step limit: a limit
  * hit (or any error) and the value is scanned by the database as before,
  * so a hostile value costs LONE_STEPS steps more, never a backtracking
- * run (docs/design-notes.md, *A lone regex on one short value*). */
+ * run. A matcher of at most FEW_PHRASES phrases (and nothing else to
+ * scan for) searches one such value for each (docs/design-notes.md, *A
+ * lone regex on one short value*). */
 #define LONE_MAX_LEN 256
 #define LONE_STEPS 10000
+#define FEW_PHRASES 8
 
 static apr_status_t free_mc(void *data)
 {
     pcre2_match_context_free(data);
     return APR_SUCCESS;
+}
+
+/* The scanned patterns are phrases, at most FEW_PHRASES and none empty:
+ * keep them, the case-insensitive ones lowercase. */
+static void few_phrases(bw_matcher_t *m)
+{
+    mx_pat_t *few = apr_palloc(m->pool, sizeof(*few) * FEW_PHRASES);
+    int b, n = 0;
+    size_t i;
+    for (b = 0; b < m->pats->nelts; b++) {
+        const mx_pat_t *p = &((const mx_pat_t *)m->pats->elts)[b];
+        if ((p->traits & MX_T_DECIDED) || m->kind[p->bit] == MX_ALWAYS)
+            continue;
+        if (p->kind != MX_PHRASE || !p->text.len || n == FEW_PHRASES)
+            return;
+        few[n] = *p;
+        if (p->nocase) {
+            char *t = apr_pmemdup(m->pool, p->text.data, p->text.len);
+            for (i = 0; i < p->text.len; i++)
+                t[i] = (char)bw_lower1((unsigned char)t[i]);
+            few[n].text = bw_str_n(t, p->text.len);
+        }
+        n++;
+    }
+    m->few = few;
+    m->nfew = n;
 }
 
 static void lone_regex(bw_matcher_t *m)
@@ -387,7 +416,12 @@ static void lone_regex(bw_matcher_t *m)
         const mx_pat_t *p = &((const mx_pat_t *)m->pats->elts)[b];
         if ((p->traits & MX_T_DECIDED) || m->kind[p->bit] == MX_ALWAYS)
             continue;
-        if (lone || p->kind != MX_REGEX)
+        if (p->kind != MX_REGEX) {
+            if (!lone)
+                few_phrases(m);
+            return;
+        }
+        if (lone)
             return;
         lone = p;
     }
@@ -412,6 +446,32 @@ static void *pool_malloc(PCRE2_SIZE n, void *pool)
 
 static void pool_free(void *p, void *pool)
 {
+}
+
+/* The few phrases in value v (at most LONE_MAX_LEN bytes): their bits in
+ * bits; nonzero when one occurs. */
+static int few_run(const bw_matcher_t *m, bw_str_t v, uint64_t *bits)
+{
+    char lower[LONE_MAX_LEN];
+    int k, any = 0, low = 0;
+    size_t i;
+    for (k = 0; k < m->nfew; k++) {
+        const mx_pat_t *p = &m->few[k];
+        const char *hay = v.data;
+        if (p->nocase) {
+            if (!low) {
+                for (i = 0; i < v.len; i++)
+                    lower[i] = (char)bw_lower1((unsigned char)v.data[i]);
+                low = 1;
+            }
+            hay = lower;
+        }
+        if (p->text.len <= v.len && bw_memmem(hay, v.len, p->text.data, p->text.len)) {
+            bits[p->bit / 64] |= (uint64_t)1 << (p->bit % 64);
+            any = 1;
+        }
+    }
+    return any;
 }
 
 /* The lone regex on value v: 1 it matches, 0 it does not, -1 PCRE2 could
@@ -716,6 +776,12 @@ int bw_matcher_scan_many(const bw_matcher_t *m, const bw_str_t *v,
         }
         if (rc >= 0)
             return 1;
+    }
+    if (m->nfew && n == 1 && v[0].len <= LONE_MAX_LEN) {
+        memset(buf->bits, 0, sizeof(uint64_t) * (size_t)m->nwords);
+        if (few_run(m, v[0], buf->bits))
+            hit(ctx, 0, buf->bits);
+        return 1;
     }
     if (!bw_mx_joins(m) || n == 1) {
         for (i = 0; i < n; i++)

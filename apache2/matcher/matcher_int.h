@@ -95,6 +95,9 @@ struct bw_matcher_s {
                                      * (bw_matcher_scan_many), its bit lone_bit */
     int lone_bit;
     pcre2_match_context *lone_mc;   /* its step limit */
+    int nfew;                       /* or the few phrases a scan looks for, */
+    const mx_pat_t *few;            /* searched for in one short value (nocase
+                                     * ones lowercase) */
 };
 
 /* The shape of regex re when its bytes decide it (matcher_decided.c):

@@ -147,6 +147,12 @@ static void on_many(void *ctx, int i, const uint64_t *bits)
     mt->hit[i] |= bits[0] & 1;
 }
 
+/* One value's bits, all of word 0. */
+static void on_bits(void *ctx, int i, const uint64_t *bits)
+{
+    *(uint64_t *)ctx |= bits[0];
+}
+
 /* The verdict of a scan for bit 0: set only where PCRE2 matches when the
  * bit is exact, set wherever it matches in any case. */
 static void check_verdict(const rx_case_t *c, const bw_matcher_t *m, bw_str_t s, int set,
@@ -505,6 +511,17 @@ static const lone_case_t LONE[] = {
     { "^(?:a+)+$", "aaaaaaaaaaaaaaaaaaaab", 1, 0, 1 },
 };
 
+/* subject, repeat times over, in p. */
+static bw_str_t repeated(apr_pool_t *p, const char *subject, int repeat)
+{
+    size_t n = strlen(subject), j;
+    char *text = apr_palloc(p, n * (size_t)repeat + 1);
+    for (j = 0; j < (size_t)repeat; j++)
+        memcpy(text + j * n, subject, n);
+    text[n * (size_t)repeat] = '\0';
+    return bw_str_n(text, n * (size_t)repeat);
+}
+
 START_TEST(test_lone_regex)
 {
     const lone_case_t *c = &LONE[_i];
@@ -513,16 +530,12 @@ START_TEST(test_lone_regex)
     const char *warning = NULL;
     bw_matcher_buf_t buf;
     many_t mt;
-    size_t n = strlen(c->subject), j;
-    char *text;
+    size_t j;
     bw_str_t subj;
     int set, exact;
 
     apr_pool_create(&p, g_pool);
-    text = apr_palloc(p, n * (size_t)c->repeat + 1);
-    for (j = 0; j < (size_t)c->repeat; j++)
-        memcpy(text + j * n, c->subject, n);
-    subj = bw_str_n(text, n * (size_t)c->repeat);
+    subj = repeated(p, c->subject, c->repeat);
     m = bw_matcher_create(p);
     ck_assert_int_eq(bw_matcher_add_regex_as(m, c->re, strlen(c->re), 0), 0);
     bw_matcher_compile(m, NULL, &warning);
@@ -552,6 +565,78 @@ START_TEST(test_lone_regex)
 }
 END_TEST
 
+/* A few phrases (up to eight, nothing else to scan for) are searched for
+ * in one value of up to 256 bytes, without a database call; nine phrases,
+ * or a longer value, go to the database. Bit k is phrase k's; the truth is
+ * a plain search (ASCII case folded for the case-insensitive ones). */
+typedef struct {
+    int nphrases;       /* PHRASES[0..n) */
+    const char *subject;
+    int repeat;
+    int calls;
+} few_case_t;
+
+static const struct { const char *text; int nocase; } PHRASES[] = {
+    { "select", 1 }, { "UNION", 0 }, { "/etc/passwd", 0 }, { "<Script", 1 },
+    { "a", 0 }, { "zz", 1 }, { "\xff\xfe", 0 }, { "ab\nc", 0 }, { "sleep(", 1 },
+};
+
+static const few_case_t FEW[] = {
+    { 8, "SeLeCt * from x UNION y", 1, 0 },
+    { 8, "union <script>", 1, 0 },
+    { 8, "GET /etc/passwd HTTP/1.1", 1, 0 },
+    { 8, "ZZ and ab\nc and \xff\xfe", 1, 0 },
+    { 8, "", 1, 0 },
+    { 8, "bbbbbbbb", 32, 0 },
+    { 8, "bbbbbbbb", 33, 1 },
+    { 8, "SELECT", 43, 1 },
+    { 9, "SLEEP(1) select", 1, 1 },
+};
+
+START_TEST(test_few_phrases)
+{
+    const few_case_t *c = &FEW[_i];
+    uint64_t got = 0, truth = 0;    /* bit k: phrase k, scanned and searched */
+    bw_matcher_buf_t buf;
+    bw_matcher_t *m;
+    apr_pool_t *p;
+    const char *warning = NULL;
+    size_t i;
+    char *low;
+    bw_str_t subj;
+    int k;
+
+    apr_pool_create(&p, g_pool);
+    subj = repeated(p, c->subject, c->repeat);
+    low = apr_pmemdup(p, subj.data, subj.len + 1);
+    for (i = 0; i < subj.len; i++)
+        if (low[i] >= 'A' && low[i] <= 'Z')
+            low[i] = (char)(low[i] + 32);
+    m = bw_matcher_create(p);
+    for (k = 0; k < c->nphrases; k++) {
+        bw_str_t ph = bw_str_n(PHRASES[k].text, strlen(PHRASES[k].text));
+        char *lp = apr_pstrdup(p, PHRASES[k].text);
+        for (i = 0; i < ph.len; i++)
+            if (lp[i] >= 'A' && lp[i] <= 'Z')
+                lp[i] = (char)(lp[i] + 32);
+        ck_assert_int_eq(bw_matcher_add_literal_as(m, ph, PHRASES[k].nocase, k), k);
+        if (PHRASES[k].nocase ? bw_memmem(low, subj.len, lp, ph.len) != NULL
+                              : bw_memmem(subj.data, subj.len, ph.data, ph.len) != NULL)
+            truth |= (uint64_t)1 << k;
+    }
+    bw_matcher_compile(m, NULL, &warning);
+    memset(&buf, 0, sizeof(buf));
+    bw_matcher_scan_many(m, &subj, NULL, 1, p, &buf, on_bits, &got);
+    got |= bw_matcher_always(m)[0];
+    /* a phrase's bit is exact: the scan says what the search says */
+    ck_assert_msg(got == truth, "%d phrases on %d x \"%s\": scan %llx, search %llx", c->nphrases,
+                  c->repeat, c->subject, (unsigned long long)got, (unsigned long long)truth);
+    ck_assert_msg(buf.calls == (unsigned long)c->calls, "%d phrases on %d x \"%s\": %lu database calls, not %d",
+                  c->nphrases, c->repeat, c->subject, buf.calls, c->calls);
+    apr_pool_destroy(p);
+}
+END_TEST
+
 static Suite *matcher_suite(void)
 {
     Suite *s = suite_create("matcher");
@@ -561,6 +646,7 @@ static Suite *matcher_suite(void)
     tcase_add_loop_test(tc, test_shapes_against_pcre2, 0, (int)(sizeof(SHAPES) / sizeof(SHAPES[0])));
     tcase_add_loop_test(tc, test_sets_against_pcre2, 0, (int)(sizeof(SETS) / sizeof(SETS[0])));
     tcase_add_loop_test(tc, test_lone_regex, 0, (int)(sizeof(LONE) / sizeof(LONE[0])));
+    tcase_add_loop_test(tc, test_few_phrases, 0, (int)(sizeof(FEW) / sizeof(FEW[0])));
     suite_add_tcase(s, tc);
     return s;
 }
