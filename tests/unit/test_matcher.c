@@ -532,7 +532,7 @@ START_TEST(test_lone_regex)
     many_t mt;
     size_t j;
     bw_str_t subj;
-    int set, exact;
+    int set, exact, always;
 
     apr_pool_create(&p, g_pool);
     subj = repeated(p, c->subject, c->repeat);
@@ -544,17 +544,21 @@ START_TEST(test_lone_regex)
     bw_matcher_scan_many(m, &subj, NULL, 1, p, &buf, on_many, &mt);
     set = (int)((mt.hit[0] | bw_matcher_always(m)[0]) & 1);
     exact = (int)(bw_matcher_exact(m)[0] & 1);
+    /* the literal prefilter's build has no literal in "b" or "a+": such a
+     * bit is always set and nothing is scanned for it */
+    always = (int)(bw_matcher_always(m)[0] & 1);
     ck_assert_msg(set == c->truth || (set && !exact), "%s on %d x \"%s\": scan %d, PCRE2 %d",
                   c->re, c->repeat, c->subject, set, c->truth);
-    ck_assert_msg(buf.calls == (unsigned long)c->calls, "%s on %d x \"%s\": %lu database calls, not %d",
-                  c->re, c->repeat, c->subject, buf.calls, c->calls);
+    ck_assert_msg(buf.calls == (unsigned long)(always ? 0 : c->calls),
+                  "%s on %d x \"%s\": %lu database calls, not %d", c->re, c->repeat, c->subject,
+                  buf.calls, always ? 0 : c->calls);
     /* the same value twice, many at once: the database, as before */
     {
         bw_str_t two[2] = { subj, subj };
         memset(&buf, 0, sizeof(buf));
         mt.hit = apr_pcalloc(p, sizeof(uint64_t) * 2);
         bw_matcher_scan_many(m, two, NULL, 2, p, &buf, on_many, &mt);
-        ck_assert_msg(buf.calls > 0, "%s: two values, no database call", c->re);
+        ck_assert_msg(buf.calls > 0 || always, "%s: two values, no database call", c->re);
         for (j = 0; j < 2; j++) {
             set = (int)((mt.hit[j] | bw_matcher_always(m)[0]) & 1);
             ck_assert_msg(set == c->truth || (set && !exact), "%s, many: scan %d, PCRE2 %d", c->re,
