@@ -17,6 +17,9 @@
  *  - log_transaction: phase 5.
  */
 #include "httpd/bw_httpd.h"
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include "apr_strings.h"
 #include "apr_base64.h"
 #include "mod_log_config.h"
@@ -398,6 +401,12 @@ static int post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp, s
     if (bw_httpd_store_post_config(pconf, s) != OK)
         return HTTP_INTERNAL_SERVER_ERROR;
     bw_httpd_status_post_config(pconf, s);
+#ifdef __GLIBC__
+    /* compiling scan databases and regexes mallocs and frees tens of MB
+     * (docs/design-notes.md, *Memory that start-up uses is given back*):
+     * free heap pages go back to the system before the children fork */
+    malloc_trim(0);
+#endif
     ap_log_error(APLOG_MARK, APLOG_NOTICE, 0, s, "Bulwark/%s configured.", BW_VERSION);
     return OK;
 }
