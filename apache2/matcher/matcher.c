@@ -381,62 +381,68 @@ static apr_status_t free_mc(void *data)
     return APR_SUCCESS;
 }
 
-/* The scanned patterns are phrases, at most FEW_PHRASES and none empty:
- * keep them, the case-insensitive ones lowercase. */
-static void few_phrases(bw_matcher_t *m)
+/* Does a database scan look for pattern p (not decided from the value's
+ * bytes, not matching every value, not always set)? */
+static int scanned(const bw_matcher_t *m, const mx_pat_t *p)
 {
-    mx_pat_t *few = apr_palloc(m->pool, sizeof(*few) * FEW_PHRASES);
-    int b, n = 0;
+    return !(p->traits & MX_T_DECIDED) && m->kind[p->bit] != MX_ALWAYS;
+}
+
+/* After compiling: when the scans look for one regex, or for at most
+ * FEW_PHRASES phrases (none empty) and nothing else, keep what one short
+ * value is matched with instead (the regex compiled as @rx compiles it,
+ * with its step limit; the phrases, the case-insensitive ones lowercase). */
+static void short_value_path(bw_matcher_t *m)
+{
+    const mx_pat_t *pats = (const mx_pat_t *)m->pats->elts, *lone = NULL;
+    mx_pat_t *few;
+    char *err = NULL;
+    int b, nre = 0, nph = 0, n = 0;
     size_t i;
     for (b = 0; b < m->pats->nelts; b++) {
-        const mx_pat_t *p = &((const mx_pat_t *)m->pats->elts)[b];
-        if ((p->traits & MX_T_DECIDED) || m->kind[p->bit] == MX_ALWAYS)
+        if (!scanned(m, &pats[b]))
             continue;
-        if (p->kind != MX_PHRASE || !p->text.len || n == FEW_PHRASES)
+        if (pats[b].kind == MX_REGEX) {
+            lone = &pats[b];
+            nre++;
+        } else if (!pats[b].text.len) {
             return;
-        few[n] = *p;
-        if (p->nocase) {
-            char *t = apr_pmemdup(m->pool, p->text.data, p->text.len);
-            for (i = 0; i < p->text.len; i++)
+        } else {
+            nph++;
+        }
+    }
+    if (nre == 1 && !nph) {
+        /* @rx's own compilation (bw_regex_compile) reads a C string */
+        if (memchr(lone->text.data, 0, lone->text.len))
+            return;
+        m->lone = bw_regex_compile(m->pool, apr_pstrndup(m->pool, lone->text.data, lone->text.len),
+                                   0, &err);
+        if (!m->lone || !(m->lone_mc = pcre2_match_context_create(NULL))) {
+            m->lone = NULL;
+            return;
+        }
+        apr_pool_cleanup_register(m->pool, m->lone_mc, free_mc, apr_pool_cleanup_null);
+        pcre2_set_match_limit(m->lone_mc, LONE_STEPS);
+        m->lone_bit = lone->bit;
+        return;
+    }
+    if (nre || !nph || nph > FEW_PHRASES)
+        return;
+    few = apr_palloc(m->pool, sizeof(*few) * (size_t)nph);
+    for (b = 0; b < m->pats->nelts; b++) {
+        if (!scanned(m, &pats[b]))
+            continue;
+        few[n] = pats[b];
+        if (pats[b].nocase) {
+            char *t = apr_pmemdup(m->pool, pats[b].text.data, pats[b].text.len);
+            for (i = 0; i < pats[b].text.len; i++)
                 t[i] = (char)bw_lower1((unsigned char)t[i]);
-            few[n].text = bw_str_n(t, p->text.len);
+            few[n].text = bw_str_n(t, pats[b].text.len);
         }
         n++;
     }
     m->few = few;
     m->nfew = n;
-}
-
-static void lone_regex(bw_matcher_t *m)
-{
-    const mx_pat_t *lone = NULL;
-    char *err = NULL;
-    int b;
-    for (b = 0; b < m->pats->nelts; b++) {
-        const mx_pat_t *p = &((const mx_pat_t *)m->pats->elts)[b];
-        if ((p->traits & MX_T_DECIDED) || m->kind[p->bit] == MX_ALWAYS)
-            continue;
-        if (p->kind != MX_REGEX) {
-            if (!lone)
-                few_phrases(m);
-            return;
-        }
-        if (lone)
-            return;
-        lone = p;
-    }
-    /* @rx's own compilation (bw_regex_compile) reads a C string */
-    if (!lone || memchr(lone->text.data, 0, lone->text.len))
-        return;
-    m->lone = bw_regex_compile(m->pool, apr_pstrndup(m->pool, lone->text.data, lone->text.len), 0,
-                               &err);
-    if (!m->lone || !(m->lone_mc = pcre2_match_context_create(NULL))) {
-        m->lone = NULL;
-        return;
-    }
-    apr_pool_cleanup_register(m->pool, m->lone_mc, free_mc, apr_pool_cleanup_null);
-    pcre2_set_match_limit(m->lone_mc, LONE_STEPS);
-    m->lone_bit = lone->bit;
 }
 
 static void *pool_malloc(PCRE2_SIZE n, void *pool)
@@ -474,8 +480,8 @@ static int few_run(const bw_matcher_t *m, bw_str_t v, uint64_t *bits)
     return any;
 }
 
-/* The lone regex on value v: 1 it matches, 0 it does not, -1 PCRE2 could
- * not say (the step limit): scan the value. */
+/* The lone regex on value v, its bit in buf->bits: 1 it matches, 0 it
+ * does not, -1 PCRE2 could not say (the step limit): scan the value. */
 static int lone_run(const bw_matcher_t *m, bw_str_t v, apr_pool_t *pool, bw_matcher_buf_t *buf)
 {
     int rc;
@@ -486,6 +492,8 @@ static int lone_run(const bw_matcher_t *m, bw_str_t v, apr_pool_t *pool, bw_matc
     }
     rc = pcre2_match(m->lone, (PCRE2_SPTR)(v.data ? v.data : ""), v.len, 0, 0, buf->md,
                      m->lone_mc);
+    if (rc >= 0)
+        buf->bits[m->lone_bit / 64] |= (uint64_t)1 << (m->lone_bit % 64);
     return rc >= 0 ? 1 : rc == PCRE2_ERROR_NOMATCH ? 0 : -1;
 }
 
@@ -533,10 +541,10 @@ void bw_matcher_compile(bw_matcher_t *m, const char *cache_dir, const char **war
     }
     for (b = 0; b < m->pats->nelts; b++) {
         const mx_pat_t *p = &((const mx_pat_t *)m->pats->elts)[b];
-        if (!(p->traits & MX_T_DECIDED) && m->kind[p->bit] != MX_ALWAYS)
+        if (scanned(m, p))
             m->scans = 1;
     }
-    lone_regex(m);
+    short_value_path(m);
     mx_decided_gather(m);
     m->info.compile_ms = (double)(apr_time_now() - t0) / 1000.0;
 }
@@ -767,21 +775,14 @@ int bw_matcher_scan_many(const bw_matcher_t *m, const bw_str_t *v,
     if (!m->scans)
         return 1;
     buf->bits = room(pool, buf->bits, &buf->bitscap, m->nwords, sizeof(uint64_t));
-    if (m->lone && n == 1 && v[0].len <= LONE_MAX_LEN) {
-        int rc = lone_run(m, v[0], pool, buf);
-        if (rc == 1) {
-            memset(buf->bits, 0, sizeof(uint64_t) * (size_t)m->nwords);
-            buf->bits[m->lone_bit / 64] = (uint64_t)1 << (m->lone_bit % 64);
+    if ((m->lone || m->nfew) && n == 1 && v[0].len <= LONE_MAX_LEN) {
+        int rc;
+        memset(buf->bits, 0, sizeof(uint64_t) * (size_t)m->nwords);
+        rc = m->lone ? lone_run(m, v[0], pool, buf) : few_run(m, v[0], buf->bits);
+        if (rc == 1)
             hit(ctx, 0, buf->bits);
-        }
         if (rc >= 0)
             return 1;
-    }
-    if (m->nfew && n == 1 && v[0].len <= LONE_MAX_LEN) {
-        memset(buf->bits, 0, sizeof(uint64_t) * (size_t)m->nwords);
-        if (few_run(m, v[0], buf->bits))
-            hit(ctx, 0, buf->bits);
-        return 1;
     }
     if (!bw_mx_joins(m) || n == 1) {
         for (i = 0; i < n; i++)
