@@ -52,6 +52,8 @@ typedef struct {
     apr_hash_t *keys;              /* lower-case key -> kval_t* */
     apr_array_header_t *prefixes;  /* const char*, lower case: such keys are unknown */
     int all_unknown;
+    unsigned long gen;             /* two states of one gen hold the same (a copy
+                                    * keeps it; every change takes a new one) */
 } fstate_t;
 
 typedef struct {
@@ -68,11 +70,19 @@ typedef struct {
 
 /* ---- the state --------------------------------------------------------------- */
 
+/* A gen no state had (atomic: two contexts may be built at once). */
+static unsigned long new_gen(void)
+{
+    static unsigned long last;
+    return __atomic_add_fetch(&last, 1, __ATOMIC_RELAXED);
+}
+
 static fstate_t *st_new(apr_pool_t *p)
 {
     fstate_t *s = apr_pcalloc(p, sizeof(*s));
     s->keys = apr_hash_make(p);
     s->prefixes = apr_array_make(p, 4, sizeof(const char *));
+    s->gen = new_gen();
     return s;
 }
 
@@ -82,6 +92,7 @@ static fstate_t *st_copy(apr_pool_t *p, const fstate_t *a)
     s->keys = apr_hash_copy(p, a->keys);
     s->prefixes = apr_array_copy(p, a->prefixes);
     s->all_unknown = a->all_unknown;
+    s->gen = a->gen;
     return s;
 }
 
@@ -116,6 +127,7 @@ static void st_put(apr_pool_t *p, fstate_t *s, const char *lkey, int kind, bw_st
     v->name = name;
     v->val = val;
     apr_hash_set(s->keys, lkey, APR_HASH_KEY_STRING, v);
+    s->gen = new_gen();
 }
 
 /* Add a tainted prefix unless one already covers it. */
@@ -128,6 +140,7 @@ static void add_prefix(fstate_t *s, const char *lpre)
             return;
     }
     *(const char **)apr_array_push(s->prefixes) = lpre;
+    s->gen = new_gen();
 }
 
 static void st_taint(apr_pool_t *p, fstate_t *s, const char *lkey)
@@ -142,6 +155,7 @@ static void st_taint_prefix(apr_pool_t *p, fstate_t *s, const char *lpre)
     if (!*lpre) {
         s->all_unknown = 1;
         apr_hash_clear(s->keys);
+        s->gen = new_gen();
         return;
     }
     add_prefix(s, lpre);
@@ -159,27 +173,41 @@ static int kv_same(kval_t a, kval_t b)
     return a.kind == KV_ABSENT || (bw_str_eq(a.val, b.val) && bw_str_eq(a.name, b.name));
 }
 
-/* into := into merged with b (what both paths agree on). */
+/* into := into merged with b (what both paths agree on), in place: a key
+ * of either that the two do not agree on becomes unknown. Only the keys'
+ * values change and b's keys are added, so the walk over into's keys reads
+ * b as it is and the walk over b's reads into's prefixes as they were
+ * (it adds no prefix before both are done). A derived program's fold
+ * merges at every undecided slot: a new table per merge was most of the
+ * time a <Location> took to build. */
 static void st_merge(apr_pool_t *p, fstate_t *into, const fstate_t *b)
 {
-    apr_hash_t *all = apr_hash_overlay(p, into->keys, b->keys);
-    fstate_t *r = st_new(p);
     apr_hash_index_t *hi;
     int i;
-    r->all_unknown = into->all_unknown || b->all_unknown;
-    for (i = 0; i < into->prefixes->nelts; i++)
-        add_prefix(r, ((const char **)into->prefixes->elts)[i]);
-    for (i = 0; i < b->prefixes->nelts; i++)
-        add_prefix(r, ((const char **)b->prefixes->elts)[i]);
-    for (hi = apr_hash_first(p, all); hi; hi = apr_hash_next(hi)) {
+    if (into->gen == b->gen)
+        return;                         /* copies of one state, unchanged since */
+    for (hi = apr_hash_first(p, into->keys); hi; hi = apr_hash_next(hi)) {
         const char *k = apr_hash_this_key(hi);
-        kval_t va = st_get(into, k), vb = st_get(b, k);
-        if (kv_same(va, vb))
-            st_put(p, r, k, va.kind, va.name, va.val);
-        else
-            st_taint(p, r, k);
+        const kval_t *va = apr_hash_this_val(hi);
+        if (va->kind != KV_UNKNOWN && !kv_same(*va, st_get(b, k)))
+            st_taint(p, into, k);
     }
-    *into = *r;
+    for (hi = apr_hash_first(p, b->keys); hi; hi = apr_hash_next(hi)) {
+        const char *k = apr_hash_this_key(hi);
+        kval_t va, vb;
+        if (apr_hash_get(into->keys, k, APR_HASH_KEY_STRING))
+            continue;                   /* one of into's: done above */
+        va = st_get(into, k);
+        vb = *(const kval_t *)apr_hash_this_val(hi);
+        if (kv_same(va, vb))
+            st_put(p, into, k, va.kind, va.name, va.val);
+        else
+            st_taint(p, into, k);
+    }
+    into->all_unknown = into->all_unknown || b->all_unknown;
+    for (i = 0; i < b->prefixes->nelts; i++)
+        add_prefix(into, ((const char **)b->prefixes->elts)[i]);
+    into->gen = new_gen();
 }
 
 /* pending[i] := pending[i] merged with s (or s, when nothing reached i yet). */
@@ -187,6 +215,18 @@ static void reach(apr_pool_t *p, fstate_t **pending, int i, const fstate_t *s)
 {
     if (!pending[i])
         pending[i] = st_copy(p, s);
+    else
+        st_merge(p, pending[i], s);
+}
+
+/* The same, giving s itself to pending[i] when nothing reached i yet: for
+ * a state no one else holds and that does not change afterwards (each
+ * state goes to one place this way; read by the merges that follow, it
+ * is never merged into itself but as a no-op, one gen). */
+static void reach_own(apr_pool_t *p, fstate_t **pending, int i, fstate_t *s)
+{
+    if (!pending[i])
+        pending[i] = s;
     else
         st_merge(p, pending[i], s);
 }
@@ -563,12 +603,12 @@ static int decide_chain(fold_t *f, const fstate_t *in, const bw_rule_t *h, dec_t
 {
     const bw_rule_t *r;
     memset(d, 0, sizeof(*d));
-    d->st = st_copy(f->tmp, in);
-    d->fx = apr_array_make(f->tmp, 4, sizeof(bw_fold_fx_t));
-    d->head = h;
     *matched = 0;
     if (removable(f, h))
         return 0;
+    d->st = st_copy(f->tmp, in);
+    d->fx = apr_array_make(f->tmp, 4, sizeof(bw_fold_fx_t));
+    d->head = h;
     for (r = h; r; r = r->chain_next) {
         int rc = decide_link(f, d, r, r->chain_next == NULL);
         if (rc < 0)
@@ -634,12 +674,15 @@ static void fold_phase(fold_t *f, int ph, const fstate_t *entry, fstate_t **end,
         if (decide_chain(f, pending[i], s->cr->r, &d, &matched)) {
             int next = matched ? s->next_on_match : i + 1;
             fold_slot(f, s, &d, next);
-            reach(f->tmp, pending, next, d.st);
+            reach_own(f->tmp, pending, next, d.st);   /* decide_chain's copy */
             continue;
         }
-        d.st = st_copy(f->tmp, pending[i]);
+        /* jumps only go forward: no slot after this one reads pending[i],
+         * so it changes in place (copying a state of a few hundred keys
+         * twice per slot was most of a fold's time and scratch memory) */
+        d.st = pending[i];
         taint_chain(f, d.st, s->cr->r);
-        reach(f->tmp, pending, i + 1, d.st);
+        reach_own(f->tmp, pending, i + 1, d.st);
         reach(f->tmp, pending, s->next_on_match, d.st);
         stop = can_stop(s->cr->r);
         if (stop == 1)
@@ -648,8 +691,10 @@ static void fold_phase(fold_t *f, int ph, const fstate_t *entry, fstate_t **end,
             reach(f->tmp, stopped, 0, d.st);
     }
     *end = pending[code->n] ? pending[code->n] : st_copy(f->tmp, entry);
-    if (!pending[code->n])
+    if (!pending[code->n]) {
         (*end)->all_unknown = 1;   /* no path ends the phase: nothing follows it, say so */
+        (*end)->gen = new_gen();
+    }
 }
 
 /* What a transaction does with TX past the image, seen once here: how
