@@ -30,6 +30,7 @@ typedef struct bw_httpd_dircfg_s {
     const struct bw_httpd_dircfg_s *parent;
     apr_pool_t *build_pool;          /* where programs of this context live */
     const char *where;               /* for errors: "<Location /x>" or "server" */
+    int directives;                  /* Sec* directives read into this context */
 } bw_httpd_dircfg_t;
 
 /* One request's state. The request body as read in fixups is replayed to
@@ -60,6 +61,15 @@ typedef struct bw_httpd_req_s {
 /* The program for a request's merged per-dir configuration, or NULL with an
  * error logged. */
 const bw_program_t *bw_httpd_program(request_rec *r, const bw_httpd_dircfg_t *d, char **err);
+
+/* Build, before any request, the program of every server and of every
+ * <Location>/<Directory> section (and their Match forms) that holds Sec*
+ * directives, over its server's: what a request that merges one section
+ * into its server's configuration uses. An error that only shows when
+ * contexts merge (an id a section repeats) is logged with its file and
+ * line on s, and the call returns non-zero; the children inherit the
+ * programs instead of each building one at its first request there. */
+int bw_httpd_build_programs(server_rec *s);
 
 void bw_httpd_register_hooks(apr_pool_t *p);
 void bw_httpd_register_filters(void);

@@ -2,9 +2,11 @@
  * Driving a transaction through httpd's request cycle.
  *
  * Hook placement (why each one):
- *  - post_config: build every server's program at start-up, so rule errors
- *    that only show when contexts merge (duplicate ids…) stop Apache there;
- *    then open the collection store, before the workers fork.
+ *  - check_config: build every server's program and every <Location> or
+ *    <Directory> section's over it (bw_httpd_build_programs), so rule
+ *    errors that only show when contexts merge (duplicate ids…) stop Apache
+ *    at start-up, and `apachectl configtest` reports them too.
+ *  - post_config: open the collection store, before the workers fork.
  *  - post_read_request, LAST: the request line and headers are read and
  *    mod_unique_id (MIDDLE) has named the request; phase 1 runs with the
  *    server's (virtual host's) configuration, as in mod_security2 — httpd
@@ -386,18 +388,32 @@ static int log_transaction(request_rec *r)
     return DECLINED;
 }
 
+/* The engine's libraries, once per configuration cycle (pconf). */
+static void engine_init(apr_pool_t *pconf)
+{
+    void *done = NULL;
+    apr_pool_userdata_get(&done, "bulwark-engine-init", pconf);
+    if (done)
+        return;
+    bw_engine_init(pconf);
+    apr_pool_userdata_setn("1", "bulwark-engine-init", NULL, pconf);
+}
+
+/* check_config runs for `apachectl configtest` (-t) as well as before
+ * every start and graceful restart: building the programs here makes the
+ * configuration test report what only shows when contexts merge. */
+static int check_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp, server_rec *s)
+{
+    engine_init(pconf);
+    return bw_httpd_build_programs(s) ? HTTP_INTERNAL_SERVER_ERROR : OK;
+}
+
 static int post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp, server_rec *s)
 {
-    server_rec *sv;
-    bw_engine_init(pconf);
-    for (sv = s; sv; sv = sv->next) {
-        const bw_httpd_dircfg_t *d = ap_get_module_config(sv->lookup_defaults, &bulwark_module);
-        char *err = NULL;
-        if (d && !bw_httpd_program(NULL, d, &err)) {
-            ap_log_error(APLOG_MARK, APLOG_CRIT, 0, sv, "Bulwark: %s", err ? err : "configuration error");
-            return HTTP_INTERNAL_SERVER_ERROR;
-        }
-    }
+    /* built by check_config; found in the contexts' caches here */
+    engine_init(pconf);
+    if (bw_httpd_build_programs(s))
+        return HTTP_INTERNAL_SERVER_ERROR;
     if (bw_httpd_store_post_config(pconf, s) != OK)
         return HTTP_INTERNAL_SERVER_ERROR;
     bw_httpd_status_post_config(pconf, s);
@@ -414,6 +430,7 @@ static int post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp, s
 void bw_httpd_register_hooks(apr_pool_t *p)
 {
     static const char *const after_unique_id[] = { "mod_unique_id.c", NULL };
+    ap_hook_check_config(check_config, NULL, NULL, APR_HOOK_MIDDLE);
     ap_hook_post_config(post_config, NULL, NULL, APR_HOOK_MIDDLE);
     ap_hook_post_read_request(post_read_request, after_unique_id, NULL, APR_HOOK_LAST);
     ap_hook_fixups(fixups, NULL, NULL, APR_HOOK_REALLY_FIRST);

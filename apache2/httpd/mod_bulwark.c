@@ -9,8 +9,10 @@
  *
  * Configuration merging: a merged per-dir configuration only records its
  * parent and its own context; the rule program for that pair is built once
- * (start-up for servers and <Location>s httpd merges then, first request
- * otherwise) and cached, so requests never copy rule lists.
+ * and cached, so requests never copy rule lists. Start-up builds every
+ * server's and every section's over its server's (bw_httpd_build_programs);
+ * a request that merges several sections builds the rest at its first time,
+ * in each child.
  */
 #define BW_HTTPD_MODULE_FILE
 #include "httpd/bw_httpd.h"
@@ -52,6 +54,11 @@ const bw_program_t *bw_httpd_program(request_rec *r, const bw_httpd_dircfg_t *d,
 
     if (!d)
         return NULL;
+    /* a context without Sec* directives (a <VirtualHost>, a <Location> of
+     * other modules' settings) adds nothing: it runs its parent's program,
+     * so its sections find the pairs start-up built over that program */
+    if (!d->directives && d->parent)
+        return bw_httpd_program(r, d->parent, err);
     if (d->parent) {
         parent = bw_httpd_program(r, d->parent, err);
         if (!parent)
@@ -78,6 +85,72 @@ const bw_program_t *bw_httpd_program(request_rec *r, const bw_httpd_dircfg_t *d,
     return prog;
 }
 
+/* Is v one of the first n sections of the main server's list? A virtual
+ * host's lists start with the main server's sections (httpd appends its
+ * own to them), which are built over the main server's program. */
+static int main_section(const apr_array_header_t *main_secs, int i, const ap_conf_vector_t *v)
+{
+    return main_secs && i < main_secs->nelts && ((ap_conf_vector_t **)main_secs->elts)[i] == v;
+}
+
+/* The sections a server's configuration defines that hold Sec* directives,
+ * each built over that server's program, as a request mapped to that one
+ * section merges them (a <Location> after no <Directory> of ours, or the
+ * other way round). Not the main server's sections again for each virtual
+ * host: a host without Sec* directives of its own runs the main server's
+ * program and finds them built; one with its own builds them at the first
+ * request there, so start-up grows with the sections, not with sections
+ * times hosts. */
+static int build_sections(server_rec *sv, server_rec *main_sv, const bw_httpd_dircfg_t *base)
+{
+    core_server_config *core = ap_get_core_module_config(sv->module_config);
+    core_server_config *main_core = ap_get_core_module_config(main_sv->module_config);
+    const apr_array_header_t *secs[2], *main_secs[2];
+    int k, i, failed = 0;
+
+    secs[0] = core ? core->sec_dir : NULL;
+    secs[1] = core ? core->sec_url : NULL;
+    main_secs[0] = sv != main_sv && main_core ? main_core->sec_dir : NULL;
+    main_secs[1] = sv != main_sv && main_core ? main_core->sec_url : NULL;
+    for (k = 0; k < 2; k++)
+        for (i = 0; secs[k] && i < secs[k]->nelts; i++) {
+            ap_conf_vector_t *v = ((ap_conf_vector_t **)secs[k]->elts)[i];
+            const bw_httpd_dircfg_t *sd = ap_get_module_config(v, &bulwark_module);
+            bw_httpd_dircfg_t merged;
+            char *err = NULL;
+            if (!sd || !sd->directives || main_section(main_secs[k], i, v))
+                continue;
+            merged = *sd;               /* what merge_dir_config makes of it */
+            merged.parent = base;
+            if (!bw_httpd_program(NULL, &merged, &err)) {
+                ap_log_error(APLOG_MARK, APLOG_CRIT, 0, sv, "Bulwark: %s (in <%s %s>)",
+                             err ? err : "configuration error", k ? "Location" : "Directory",
+                             sd->where);
+                failed = 1;
+            }
+        }
+    return failed;
+}
+
+int bw_httpd_build_programs(server_rec *s)
+{
+    server_rec *sv;
+    int failed = 0;
+    for (sv = s; sv; sv = sv->next) {
+        const bw_httpd_dircfg_t *d = ap_get_module_config(sv->lookup_defaults, &bulwark_module);
+        char *err = NULL;
+        if (!d)
+            continue;
+        if (!bw_httpd_program(NULL, d, &err)) {
+            ap_log_error(APLOG_MARK, APLOG_CRIT, 0, sv, "Bulwark: %s", err ? err : "configuration error");
+            failed = 1;
+            continue;
+        }
+        failed |= build_sections(sv, s, d);
+    }
+    return failed;
+}
+
 /* A directive's warnings (SecRemoteRulesFailAction Warn: a download that
  * failed) go to the error log at once; its error stops httpd. */
 static const char *cmd_sec(cmd_parms *cmd, void *dv, const char *args)
@@ -97,6 +170,7 @@ static const char *cmd_sec(cmd_parms *cmd, void *dv, const char *args)
     /* one block of live counters per Apache (bw_httpd_status.c) */
     if (!strncasecmp(cmd->cmd->name, "SecMetrics", 10) && (err = ap_check_cmd_context(cmd, GLOBAL_ONLY)))
         return err;
+    d->directives++;
     err = bw_config_directive(d->cfg, cmd->cmd->name, args,
                                           cmd->directive ? cmd->directive->filename : NULL,
                                           cmd->directive ? cmd->directive->line_num : 0);
